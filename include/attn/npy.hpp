@@ -1,0 +1,46 @@
+// attn/npy.hpp — reading and writing NumPy .npy files, the way tensors travel between PyTorch
+// (`np.save(path, t.numpy())`) and this library.
+//
+// Why not xt::load_npy: its errors do not name the file, and it rejects a float32 file when asked
+// for double. This reader accepts float32 and float64 (little-endian, C order), widens to double,
+// and explains every refusal with the path: missing file, not .npy, truncated, wrong dtype,
+// Fortran order. The writer never leaves a half-written file: it writes a temporary file beside
+// the target and renames it.
+//
+//   attn::NpyArray a = attn::read_npy("in/decoder_output.npy");   // a.shape = {2, 3}
+//   attn::write_npy("out/context.npy", a.shape, a.values, attn::NpyDtype::float32);
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+enum class NpyDtype { float32, float64 };
+
+/// "float32" / "float64".
+std::string dtype_name(NpyDtype dtype);
+
+/// A tensor as stored in a .npy file: its shape, its element type, its values in C order.
+struct NpyArray {
+    std::vector<std::size_t> shape;
+    NpyDtype dtype = NpyDtype::float64;
+    std::vector<double> values;
+};
+
+/// Reads a .npy file. Throws InputError naming `path` and what is wrong with it.
+NpyArray read_npy(const std::string& path);
+
+/// Parses the bytes of a .npy file; `name` is used in error messages (usually the path).
+NpyArray parse_npy(const std::string& bytes, const std::string& name);
+
+/// The bytes of a .npy file (format version 1.0) holding `values` with `shape`, rounded to `dtype`.
+std::string encode_npy(const std::vector<std::size_t>& shape, const std::vector<double>& values, NpyDtype dtype);
+
+/// Writes a .npy file atomically: a temporary file in the same folder, then a rename.
+/// Throws InputError naming the path when it cannot be written.
+void write_npy(const std::string& path, const std::vector<std::size_t>& shape, const std::vector<double>& values,
+               NpyDtype dtype);
+
+}  // namespace attn

@@ -1,0 +1,116 @@
+// attn — learn attention step by step.
+//
+// main only wires the commands: each has a setup function here (the only file that compiles
+// CLI11, whose header is slow) and a run function in command_<name>.cpp. Commands run after
+// parsing, inside one try/catch, so that no exception escapes as an abort: bad input is exit 2
+// with a message, a failed check exit 1.
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <new>
+
+#include "attn/error.hpp"
+#include "cli/commands.hpp"
+
+#ifndef ATTN_VERSION
+#define ATTN_VERSION "unknown"
+#endif
+
+namespace attn::cli {
+
+namespace {
+
+CLI::App* setup_list(CLI::App& app, ListOptions&) {
+    return app.add_subcommand("list", "List the lessons, numbered, with their titles");
+}
+
+CLI::App* setup_lesson(CLI::App& app, LessonOptions& options) {
+    auto* command = app.add_subcommand("lesson", "Walk through a lesson: prose, every intermediate tensor, and a check of each");
+    command->add_option("lesson", options.lesson, "Lesson number or slug, e.g. 1 or dot-product")->required();
+    command->add_flag("--no-pause", options.no_pause,
+                      "Do not wait for Enter between steps (it never waits when output is not a terminal)");
+    command->footer("Exit code 0 when every check passes, 1 when one fails, 2 on bad input.");
+    return command;
+}
+
+CLI::App* setup_check(CLI::App& app, CheckOptions& options) {
+    auto* command = app.add_subcommand("check", "Check every expected value of the lessons, one line per check");
+    command->add_option("lessons", options.lessons, "Lesson numbers or slugs (default: all lessons)");
+    command->footer("Ends with a line 'N passed, N failed'. Exit code 0 when all pass, 1 otherwise, 2 on bad input.");
+    return command;
+}
+
+CLI::App* setup_compute(CLI::App& app, ComputeOptions& options) {
+    auto* command = app.add_subcommand("compute", "Run a lesson's computation on your own tensors (.npy files)");
+    command->add_option("module", options.module, "The computation, e.g. dot (listed below)")->required();
+    command->add_option("--in", options.in_dir, "Folder holding one <name>.npy per input (float32 or float64, C order)")
+        ->required();
+    command->add_option("--out", options.out_dir, "Folder to write one <name>.npy per output (created if missing)")
+        ->required();
+    command->footer(describe_compute_modules() +
+                    "\nOutputs are float32 when every input is float32, float64 otherwise. Either all outputs are\n"
+                    "written or none. Exit code 0 on success, 2 on bad input.");
+    return command;
+}
+
+int report_error(const char* kind, const std::string& message, int code) {
+    std::cerr << "attn: " << kind << message << "\n";
+    return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"attn — learn attention step by step: lessons with worked numbers, checked against the library"};
+    app.set_version_flag("--version", std::string("attn ") + ATTN_VERSION);
+    app.require_subcommand(1);
+    app.fallthrough();
+    app.footer("Exit codes: 0 success, 1 a check failed, 2 bad input or usage, 3 internal error.\n"
+               "Run 'attn COMMAND --help' for a command's options.");
+
+    GlobalOptions global;
+    app.add_option("--lessons-dir", global.lessons_dir,
+                   "Folder of lesson documents (default: $ATTN_LESSONS_DIR, else the lessons/ of the source tree)");
+    ListOptions list_options;
+    LessonOptions lesson_options;
+    CheckOptions check_options;
+    ComputeOptions compute_options;
+    CLI::App* list = setup_list(app, list_options);
+    CLI::App* lesson = setup_lesson(app, lesson_options);
+    CLI::App* check = setup_check(app, check_options);
+    CLI::App* compute = setup_compute(app, compute_options);
+
+    if (argc <= 1) {
+        std::cout << app.help();
+        return exit_bad_input;
+    }
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        app.exit(e);  // prints the parser's message and "Run with --help for more information."
+        return exit_bad_input;
+    }
+
+    try {
+        if (*list) return run_list(global, list_options);
+        if (*lesson) return run_lesson(global, lesson_options);
+        if (*check) return run_check(global, check_options);
+        if (*compute) return run_compute(global, compute_options);
+        return report_error("", "no command given; run attn --help", exit_bad_input);
+    } catch (const InputError& e) {
+        return report_error("error: ", e.what(), exit_bad_input);
+    } catch (const std::bad_alloc&) {
+        return report_error("error: ", "out of memory (are the input shapes what you meant?)", exit_bad_input);
+    } catch (const std::exception& e) {
+        return report_error("internal error: ", std::string(e.what()) + " (please report it)", exit_internal_error);
+    }
+}
+
+}  // namespace attn::cli
+
+int main(int argc, char** argv) { return attn::cli::main(argc, argv); }

@@ -1,0 +1,100 @@
+#include "tutor/check.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "attn/shape.hpp"
+
+namespace attn::tutor {
+
+namespace {
+
+std::vector<std::size_t> unravel(std::size_t flat, const std::vector<std::size_t>& shape) {
+    std::vector<std::size_t> index(shape.size());
+    for (std::size_t d = shape.size(); d-- > 0;) {
+        index[d] = flat % shape[d];
+        flat /= shape[d];
+    }
+    return index;
+}
+
+std::string index_string(const std::vector<std::size_t>& index) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < index.size(); ++i) text += (i ? ", " : "") + std::to_string(index[i]);
+    return text + "]";
+}
+
+std::string number(double value) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.6g", value);
+    return buffer;
+}
+
+}  // namespace
+
+std::string format_difference(double difference) {
+    if (std::isinf(difference)) return "inf";
+    if (std::isnan(difference)) return "nan";
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.1e", difference);
+    return buffer;
+}
+
+Comparison compare(const DynamicTensor& expected, const DynamicTensor& got, const Tolerance& tolerance,
+                   const std::vector<double>& resolution) {
+    Comparison c;
+    c.expected_shape.assign(expected.shape().begin(), expected.shape().end());
+    c.got_shape.assign(got.shape().begin(), got.shape().end());
+    c.shapes_match = c.expected_shape == c.got_shape;
+    if (!c.shapes_match) return c;
+    std::size_t worst_flat = 0;
+    bool have_worst = false;
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        const double e = expected.data()[i], g = got.data()[i];
+        const double allowed = (resolution.empty() ? 0.0 : resolution[i]) + tolerance.absolute +
+                               tolerance.relative * std::fabs(e);
+        double difference;
+        bool ok;
+        if (std::isnan(e) || std::isnan(g)) {
+            ok = std::isnan(e) && std::isnan(g);
+            difference = ok ? 0.0 : INFINITY;
+        } else if (std::isinf(e) || std::isinf(g)) {
+            ok = e == g;
+            difference = ok ? 0.0 : INFINITY;
+        } else {
+            difference = std::fabs(g - e);
+            ok = difference <= allowed;
+        }
+        if (!ok) ++c.mismatches;
+        // The element to report: the first mismatch, or else the largest difference.
+        const bool first_mismatch = !ok && c.mismatches == 1;
+        if (first_mismatch || (c.mismatches == 0 && (!have_worst || difference > c.max_abs_difference))) {
+            worst_flat = i;
+            have_worst = true;
+            c.worst_expected = e;
+            c.worst_got = g;
+            c.worst_allowed = allowed;
+        }
+        if (difference > c.max_abs_difference || (std::isinf(difference) && !std::isinf(c.max_abs_difference))) {
+            c.max_abs_difference = difference;
+        }
+    }
+    if (have_worst) c.worst = unravel(worst_flat, c.expected_shape);
+    c.passed = c.mismatches == 0;
+    return c;
+}
+
+std::string Comparison::summary() const {
+    if (!shapes_match) {
+        return "shape differs: expected " + shape_string(expected_shape) + ", got " + shape_string(got_shape);
+    }
+    std::size_t count = 1;
+    for (std::size_t size : expected_shape) count *= size;
+    std::string text = "max |Δ| " + format_difference(max_abs_difference);
+    if (passed) return text + " over " + std::to_string(count) + " values";
+    return text + " · " + std::to_string(mismatches) + " of " + std::to_string(count) + " values differ; first at " +
+           index_string(worst) + ": expected " + number(worst_expected) + ", got " + number(worst_got) +
+           " (allowed ±" + number(worst_allowed) + ")";
+}
+
+}  // namespace attn::tutor

@@ -1,0 +1,54 @@
+// tutor/compute_modules.hpp — `attn compute MODULE`: a lesson's computation on the user's tensors.
+//
+// Why a table: every module follows the same rules (inputs DIR/<name>.npy, outputs OUT/<name>.npy,
+// ranks and shared dimensions checked before anything runs), so the rules live here once and a
+// module is only its list of tensors and a function. A shape legend such as "B,S,H" is enforced:
+// every tensor that uses the letter H must agree on its size ("2H" means twice H, "1" a literal 1).
+//
+//   const ComputeModule& dot = find_compute_module("dot");
+//   NamedTensors out = run_compute_module(dot, {{"encoder_outputs", A}, {"decoder_output", b}}, {});
+//   out["context"];   // (B, H)
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tutor/lessons.hpp"
+
+namespace attn::tutor {
+
+struct TensorSpec {
+    std::string name;
+    std::string dimensions;  // "B,S,H"
+    bool required = true;
+    std::string meaning;
+};
+
+/// Options of `attn compute` that some modules use; a module ignores the ones it does not need.
+struct ComputeOptions {};
+
+struct ComputeModule {
+    std::string name;
+    std::string summary;
+    int lesson = 0;
+    std::vector<TensorSpec> inputs;
+    std::vector<TensorSpec> outputs;
+    NamedTensors (*run)(const NamedTensors& inputs, const ComputeOptions& options) = nullptr;
+};
+
+const std::vector<ComputeModule>& compute_modules();
+
+/// InputError listing the modules when `name` is not one of them.
+const ComputeModule& find_compute_module(const std::string& name);
+
+/// "(B, S, H)"
+std::string dimension_legend(const TensorSpec& spec);
+
+/// Checks that every required input is present, every rank and shared size agrees, no size is zero
+/// and every value is finite; throws InputError / ShapeError naming the tensors and their shapes.
+void validate_compute_inputs(const ComputeModule& module, const NamedTensors& inputs);
+
+/// Validates, runs, and checks the outputs (present, finite); returns them by name.
+NamedTensors run_compute_module(const ComputeModule& module, const NamedTensors& inputs, const ComputeOptions& options);
+
+}  // namespace attn::tutor

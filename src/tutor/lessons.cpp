@@ -1,0 +1,158 @@
+#include "tutor/lessons.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "attn/shape.hpp"
+
+#ifndef ATTN_DEFAULT_LESSONS_DIR
+#define ATTN_DEFAULT_LESSONS_DIR "lessons"
+#endif
+
+namespace attn::tutor {
+
+NamedTensors lesson01_dot_product(const std::string& example, const LessonInputs& inputs);
+
+const std::vector<LessonProgram>& lesson_programs() {
+    static const std::vector<LessonProgram> programs = {
+        {1, "dot-product", lesson01_dot_product},
+    };
+    return programs;
+}
+
+LessonInputs::LessonInputs(NamedTensors tensors, std::string document, std::string example)
+    : tensors_(std::move(tensors)), document_(std::move(document)), example_(std::move(example)) {}
+
+bool LessonInputs::has(const std::string& name) const { return tensors_.count(name) > 0; }
+
+DynamicTensor LessonInputs::get(const std::string& name, std::size_t rank, const std::string& legend) const {
+    const auto found = tensors_.find(name);
+    if (found == tensors_.end()) {
+        throw LessonFormatError(document_ + ": example '" + example_ + "' has no input block for '" + name +
+                                "' (shape " + legend + "); add ```attn input " + name +
+                                (example_ == "main" ? "" : " example=" + example_) + "```");
+    }
+    if (found->second.dimension() != rank) {
+        throw LessonFormatError(document_ + ": input '" + name + "' of example '" + example_ + "' has shape " +
+                                shape_string(found->second.shape()) + "; the lesson needs " + legend);
+    }
+    return found->second;
+}
+
+std::string lessons_directory(const std::string& override) {
+    if (!override.empty()) return override;
+    if (const char* environment = std::getenv("ATTN_LESSONS_DIR"); environment && *environment) return environment;
+    return ATTN_DEFAULT_LESSONS_DIR;
+}
+
+namespace {
+
+std::string read_title(const std::string& path) {
+    std::ifstream file(path);
+    for (std::string line; std::getline(file, line);) {
+        if (line.rfind("# ", 0) == 0) return line.substr(2);
+    }
+    return "(untitled)";
+}
+
+}  // namespace
+
+std::vector<LessonInfo> list_lessons(const std::string& directory) {
+    namespace fs = std::filesystem;
+    std::error_code error;
+    if (!fs::is_directory(directory, error)) {
+        throw InputError(directory + ": the lessons folder does not exist (set --lessons-dir or ATTN_LESSONS_DIR)");
+    }
+    std::vector<LessonInfo> lessons;
+    for (const auto& entry : fs::directory_iterator(directory, error)) {
+        const std::string folder = entry.path().filename().string();
+        // NN-slug: two digits, a dash, a slug.
+        if (folder.size() < 4 || !std::isdigit(static_cast<unsigned char>(folder[0])) ||
+            !std::isdigit(static_cast<unsigned char>(folder[1])) || folder[2] != '-') {
+            continue;
+        }
+        const fs::path document = entry.path() / "README.md";
+        if (!fs::is_regular_file(document, error)) continue;
+        LessonInfo info;
+        info.number = std::stoi(folder.substr(0, 2));
+        info.slug = folder.substr(3);
+        info.document_path = document.string();
+        info.title = read_title(info.document_path);
+        for (const auto& program : lesson_programs()) {
+            if (program.number == info.number && info.slug == program.slug) info.program = &program;
+        }
+        lessons.push_back(std::move(info));
+    }
+    if (lessons.empty()) throw InputError(directory + ": no lessons found (expected folders like 01-dot-product/README.md)");
+    std::sort(lessons.begin(), lessons.end(), [](const LessonInfo& a, const LessonInfo& b) { return a.number < b.number; });
+    return lessons;
+}
+
+const LessonInfo& find_lesson(const std::vector<LessonInfo>& lessons, const std::string& number_or_slug) {
+    const bool numeric = !number_or_slug.empty() && number_or_slug.size() <= 3 &&
+                         std::all_of(number_or_slug.begin(), number_or_slug.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    for (const auto& lesson : lessons) {
+        if (numeric ? lesson.number == std::stoi(number_or_slug) : lesson.slug == number_or_slug) return lesson;
+    }
+    std::string known;
+    for (const auto& lesson : lessons) known += (known.empty() ? "" : ", ") + std::to_string(lesson.number) + " " + lesson.slug;
+    throw InputError("unknown lesson '" + number_or_slug + "'; the lessons are: " + known);
+}
+
+bool LessonRun::passed() const {
+    return std::all_of(checks.begin(), checks.end(), [](const CheckResult& c) { return c.comparison.passed; });
+}
+
+const CheckResult* LessonRun::check_for_block(int block) const {
+    for (const auto& check : checks) {
+        if (check.block == block) return &check;
+    }
+    return nullptr;
+}
+
+LessonRun run_lesson(const LessonInfo& lesson) {
+    LessonRun run;
+    run.info = lesson;
+    run.document = read_lesson_document(lesson.document_path);
+    if (lesson.program == nullptr) {
+        throw InputError(lesson.document_path + ": this build of attn has no program for lesson " +
+                         std::to_string(lesson.number) + " '" + lesson.slug + "'");
+    }
+    for (const auto& example : run.document.examples()) {
+        const LessonInputs inputs(run.document.inputs(example), lesson.document_path, example);
+        try {
+            run.computed[example] = lesson.program->compute(example, inputs);
+        } catch (const LessonFormatError&) {
+            throw;
+        } catch (const InputError& error) {
+            throw LessonFormatError(lesson.document_path + ": example '" + example + "': " + error.what());
+        }
+    }
+    for (std::size_t i = 0; i < run.document.blocks.size(); ++i) {
+        const LessonBlock& block = run.document.blocks[i];
+        if (block.kind != LessonBlock::Kind::expect) continue;
+        const NamedTensors& computed = run.computed[block.example];
+        const auto found = computed.find(block.name);
+        if (found == computed.end()) {
+            std::string names;
+            for (const auto& [name, tensor] : computed) names += (names.empty() ? "" : ", ") + name;
+            throw LessonFormatError(lesson.document_path + ":" + std::to_string(block.line) + ": lesson " +
+                                    std::to_string(lesson.number) + " computes no tensor '" + block.name +
+                                    "' for example '" + block.example + "'; it computes: " + names);
+        }
+        Tolerance tolerance;
+        if (block.absolute_tolerance) tolerance.absolute = *block.absolute_tolerance;
+        if (block.relative_tolerance) tolerance.relative = *block.relative_tolerance;
+        CheckResult check;
+        check.block = static_cast<int>(i);
+        check.got = found->second;
+        check.comparison = compare(block.literal.tensor, check.got, tolerance, block.literal.resolution);
+        run.checks.push_back(std::move(check));
+    }
+    return run;
+}
+
+}  // namespace attn::tutor

@@ -1,0 +1,91 @@
+// tutor/lessons.hpp — the lessons: where their documents are, what each one computes, and the
+// run that checks every expected value of a document against the library.
+//
+// Why the split: the document holds prose and numbers; the program (one C++ function per lesson,
+// in tutor/lessonNN_*.cpp) computes every named intermediate from the document's inputs with the
+// library. run_lesson joins the two: each `attn expect` block is compared with the tensor of the
+// same name the program computed for that example.
+//
+//   auto lessons = list_lessons(lessons_directory(""));
+//   LessonRun run = run_lesson(find_lesson(lessons, "1"));
+//   run.passed();   // true when every expect block matched
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tutor/check.hpp"
+#include "tutor/lesson_document.hpp"
+
+namespace attn::tutor {
+
+using NamedTensors = std::map<std::string, DynamicTensor>;
+
+/// The inputs of one example, with accessors that explain a missing or misshapen input.
+class LessonInputs {
+public:
+    LessonInputs(NamedTensors tensors, std::string document, std::string example);
+    /// The input `name`, which must have rank `rank`; `legend` ("(B, S, H)") is quoted in errors.
+    DynamicTensor get(const std::string& name, std::size_t rank, const std::string& legend) const;
+    bool has(const std::string& name) const;
+
+private:
+    NamedTensors tensors_;
+    std::string document_, example_;
+};
+
+/// One lesson's computation: every tensor its document may check, for one example.
+using LessonComputation = NamedTensors (*)(const std::string& example, const LessonInputs& inputs);
+
+struct LessonProgram {
+    int number;
+    const char* slug;
+    LessonComputation compute;
+};
+
+/// The lessons this build knows how to compute, in order.
+const std::vector<LessonProgram>& lesson_programs();
+
+/// A lesson found on disk: lessons/NN-slug/README.md.
+struct LessonInfo {
+    int number = 0;
+    std::string slug;
+    std::string title;
+    std::string document_path;
+    const LessonProgram* program = nullptr;  // null when this build has no program for it
+};
+
+/// The lessons folder: `override` if given, else $ATTN_LESSONS_DIR, else the source tree's lessons/.
+std::string lessons_directory(const std::string& override);
+
+/// Every NN-slug/README.md under `directory`, sorted by number. InputError when there is none.
+std::vector<LessonInfo> list_lessons(const std::string& directory);
+
+/// A lesson by number ("1", "01") or slug ("dot-product"); InputError listing the lessons otherwise.
+const LessonInfo& find_lesson(const std::vector<LessonInfo>& lessons, const std::string& number_or_slug);
+
+/// One `attn expect` block judged.
+struct CheckResult {
+    int block = -1;  // index into LessonDocument::blocks
+    DynamicTensor got;
+    Comparison comparison;
+};
+
+struct LessonRun {
+    LessonInfo info;
+    LessonDocument document;
+    std::map<std::string, NamedTensors> computed;  // example → every tensor the program computed
+    std::vector<CheckResult> checks;               // in document order
+
+    bool passed() const;
+    /// The check of block `block`, or null.
+    const CheckResult* check_for_block(int block) const;
+};
+
+/// Parses the document, computes every example, compares every expect block.
+/// A document the program cannot use (a missing input, an expect block naming a tensor the
+/// program does not compute) is a LessonFormatError naming the file and line.
+LessonRun run_lesson(const LessonInfo& lesson);
+
+}  // namespace attn::tutor

@@ -1,0 +1,91 @@
+// Every lesson document's checks, run as the tutor runs them: one test per lesson. Plus the
+// errors a lesson author sees when a document and its program disagree.
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "support/temp_dir.hpp"
+#include "tutor/lesson_report.hpp"
+#include "tutor/lessons.hpp"
+
+namespace {
+
+using namespace attn::tutor;
+
+const std::string lessons_dir = ATTN_SOURCE_DIR "/lessons";
+
+// Runs every check of lesson `number` and reports each failure with its numbers.
+void check_lesson(int number) {
+    const auto lessons = list_lessons(lessons_dir);
+    const LessonInfo& lesson = find_lesson(lessons, std::to_string(number));
+    REQUIRE(lesson.program != nullptr);
+    const LessonRun run = run_lesson(lesson);
+    REQUIRE(run.checks.size() >= 3);  // a lesson without checks would pass vacuously
+    for (const auto& check : run.checks) {
+        INFO(describe_check(Terminal{}, run, check));
+        CHECK(check.comparison.passed);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("lesson 1 - dot-product attention - every expected value matches", "[lessons]") { check_lesson(1); }
+
+TEST_CASE("every lesson folder has a program and every program a folder", "[lessons]") {
+    const auto lessons = list_lessons(lessons_dir);
+    for (const auto& lesson : lessons) {
+        INFO(lesson.document_path);
+        CHECK(lesson.program != nullptr);
+    }
+    for (const auto& program : lesson_programs()) {
+        INFO(program.slug);
+        CHECK_NOTHROW(find_lesson(lessons, program.slug));
+    }
+}
+
+TEST_CASE("lessons are found by number or slug and a typo lists them", "[lessons]") {
+    const auto lessons = list_lessons(lessons_dir);
+    CHECK(find_lesson(lessons, "1").slug == "dot-product");
+    CHECK(find_lesson(lessons, "01").number == 1);
+    CHECK(find_lesson(lessons, "dot-product").number == 1);
+    CHECK_THROWS_WITH(find_lesson(lessons, "42"), Catch::Contains("unknown lesson '42'") && Catch::Contains("1 dot-product"));
+    CHECK_THROWS_WITH(find_lesson(lessons, "dot"), Catch::Contains("unknown lesson 'dot'"));
+}
+
+TEST_CASE("a document the program cannot use names the file and line", "[lessons][errors]") {
+    attn::testing::TempDir dir;
+    std::filesystem::create_directories(dir.path() + "/01-dot-product");
+    const std::string path = dir.path() + "/01-dot-product/README.md";
+    const std::string inputs =
+        "# L\n```attn input encoder_outputs\n[[[1, 2]]]\n```\n```attn input decoder_output\n[[1, 1]]\n```\n";
+
+    attn::testing::write_file(path, inputs + "```attn expect attention\n[[1.]]\n```\n");
+    CHECK_THROWS_WITH(run_lesson(find_lesson(list_lessons(dir.path()), "1")),
+                      Catch::Contains("README.md:8:") && Catch::Contains("computes no tensor 'attention'") &&
+                          Catch::Contains("it computes: context, scores"));
+
+    attn::testing::write_file(path, "# L\n```attn input encoder_outputs\n[[[1, 2]]]\n```\n```attn expect scores\n[[1.]]\n```\n");
+    CHECK_THROWS_WITH(run_lesson(find_lesson(list_lessons(dir.path()), "1")),
+                      Catch::Contains("no input block for 'decoder_output'"));
+
+    attn::testing::write_file(path, "# L\n```attn input encoder_outputs\n[[1, 2]]\n```\n```attn input decoder_output\n[[1, 1]]\n```\n");
+    CHECK_THROWS_WITH(run_lesson(find_lesson(list_lessons(dir.path()), "1")),
+                      Catch::Contains("has shape (1, 2); the lesson needs (B, S, H)"));
+
+    attn::testing::write_file(path, "# L\n```attn input encoder_outputs\n[[[1, 2]]]\n```\n```attn input decoder_output\n[[1, 1, 1]]\n```\n");
+    CHECK_THROWS_WITH(run_lesson(find_lesson(list_lessons(dir.path()), "1")),
+                      Catch::Contains("README.md") && Catch::Contains("decoder_output has shape (1, 3)"));
+}
+
+TEST_CASE("a wrong expected value fails its check with the numbers", "[lessons]") {
+    attn::testing::TempDir dir;
+    std::filesystem::create_directories(dir.path() + "/01-dot-product");
+    attn::testing::write_file(dir.path() + "/01-dot-product/README.md",
+                              "# L\n```attn input encoder_outputs\n[[[1, 2], [3, 4]]]\n```\n"
+                              "```attn input decoder_output\n[[1, 1]]\n```\n"
+                              "```attn expect scores\ntensor([[3., 8.]])\n```\n");
+    const LessonRun run = run_lesson(find_lesson(list_lessons(dir.path()), "1"));
+    REQUIRE(run.checks.size() == 1);
+    CHECK_FALSE(run.passed());
+    CHECK(run.checks[0].comparison.max_abs_difference == 1.0);
+    CHECK_THAT(run.checks[0].comparison.summary(), Catch::Contains("first at [0, 1]: expected 8, got 7"));
+}

@@ -1,0 +1,51 @@
+// Tests for tutor/tensor_literal.hpp: both written forms, the precision each number carries, and
+// a clear file:line:column message for every malformed literal.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "support/tensor_match.hpp"
+#include "tutor/tensor_literal.hpp"
+
+using attn::tutor::parse_tensor_literal;
+
+TEST_CASE("a bare nested list parses with its shape and exact values", "[tensor_literal]") {
+    const auto literal = parse_tensor_literal("[[[1, 2, 3], [2, 2, 3]],\n [[4, 5, 6], [4, 5, 6]]]", "doc.md", 10);
+    CHECK_TENSOR_CLOSE(attn::Tensor3({{{1, 2, 3}, {2, 2, 3}}, {{4, 5, 6}, {4, 5, 6}}}), literal.tensor, 0.0, 0.0);
+    CHECK(literal.resolution == std::vector<double>(12, 0.0));
+}
+
+TEST_CASE("PyTorch's print parses, and each number keeps the precision it was written with", "[tensor_literal]") {
+    const auto literal = parse_tensor_literal("tensor([[9.1105e-04, 9.9909e-01],\n        [5.0000e-01, 50.]])", "d", 1);
+    CHECK_TENSOR_CLOSE(attn::Matrix({{9.1105e-04, 9.9909e-01}, {0.5, 50.0}}), literal.tensor, 0.0, 0.0);
+    REQUIRE(literal.resolution.size() == 4);
+    CHECK(literal.resolution[0] == Approx(5e-9).epsilon(1e-9));
+    CHECK(literal.resolution[1] == Approx(5e-6).epsilon(1e-9));  // 9.9909e-01: the last digit is 1e-5
+    CHECK(literal.resolution[3] == 0.0);  // "50." is PyTorch's integer mode: exact
+    const auto fixed = parse_tensor_literal("tensor([1.9991, -2.0000])", "d", 1);
+    CHECK(fixed.resolution[0] == Approx(5e-5).epsilon(1e-9));
+    CHECK(fixed.tensor(1) == -2.0);
+}
+
+TEST_CASE("special values and a dtype suffix are accepted", "[tensor_literal]") {
+    const auto literal = parse_tensor_literal("tensor([inf, -inf, nan, 1.5], dtype=torch.float64)", "d", 1);
+    CHECK(std::isinf(literal.tensor(0)));
+    CHECK(literal.tensor(1) < 0);
+    CHECK(std::isnan(literal.tensor(2)));
+    CHECK(literal.tensor(3) == 1.5);
+}
+
+TEST_CASE("malformed literals name the file line and column", "[tensor_literal][errors]") {
+    using attn::tutor::LessonFormatError;
+    CHECK_THROWS_AS(parse_tensor_literal("[1, 2", "lesson.md", 5), LessonFormatError);
+    CHECK_THROWS_WITH(parse_tensor_literal("[[1, 2],\n [3]]", "lesson.md", 5),
+                      Catch::StartsWith("lesson.md:6:") && Catch::Contains("same length"));
+    CHECK_THROWS_WITH(parse_tensor_literal("[1, x]", "lesson.md", 7), Catch::StartsWith("lesson.md:7:5:") &&
+                                                                      Catch::Contains("expected a number"));
+    CHECK_THROWS_WITH(parse_tensor_literal("[[1, 2], 3]", "l.md", 1), Catch::Contains("ragged"));
+    CHECK_THROWS_WITH(parse_tensor_literal("[1, ..., 3]", "l.md", 1), Catch::Contains("summarized"));
+    CHECK_THROWS_WITH(parse_tensor_literal("tensor([1, 2]", "l.md", 1), Catch::Contains("')'"));
+    CHECK_THROWS_WITH(parse_tensor_literal("[]", "l.md", 1), Catch::Contains("empty"));
+    CHECK_THROWS_WITH(parse_tensor_literal("[1] [2]", "l.md", 1), Catch::Contains("after the tensor"));
+    CHECK_THROWS_WITH(parse_tensor_literal("[1e]", "l.md", 1), Catch::Contains("exponent"));
+    CHECK_THROWS_WITH(parse_tensor_literal("", "l.md", 3), Catch::StartsWith("l.md:3:") && Catch::Contains("'['"));
+}

@@ -1,0 +1,123 @@
+#!/usr/bin/python3
+"""Regenerate the expected values of the lesson documents with PyTorch, the independent reference.
+
+Every lesson document (lessons/NN-slug/README.md) holds its worked example's inputs in
+```attn input NAME``` blocks and the values each step must produce in ```attn expect NAME```
+blocks. This script reads the inputs, recomputes every expected tensor with PyTorch code written
+for that lesson (tools/reference/lessonNN_slug.py — plain torch, never the attn library), and
+rewrites the body of each expect block with PyTorch's own print of the tensor.
+
+    /usr/bin/python3 tools/lesson_expectations.py            # rewrite every lesson in place
+    /usr/bin/python3 tools/lesson_expectations.py --check    # exit 1 if any block is out of date
+    /usr/bin/python3 tools/lesson_expectations.py lessons/01-dot-product
+
+Needs Debian's python3-torch (PyTorch 1.13) and python3-numpy.
+"""
+import argparse
+import ast
+import importlib.util
+import pathlib
+import re
+import sys
+
+import torch
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+FENCE = re.compile(r"^(```|~~~)(.*)$")
+
+
+def parse_literal(text):
+    """The nested list inside `tensor(...)` or a bare `[...]`, as Python floats."""
+    body = text.strip()
+    if body.startswith("tensor("):
+        body = body[len("tensor("):-1]
+        body = re.sub(r",\s*dtype=torch\.\w+\s*$", "", body)
+    body = re.sub(r"\binf\b", "1e999", body)
+    return ast.literal_eval(body)
+
+
+def parse_blocks(lines):
+    """(kind, name, attributes, first body line index, end line index) for each attn block."""
+    blocks = []
+    i = 0
+    while i < len(lines):
+        match = FENCE.match(lines[i])
+        if not match:
+            i += 1
+            continue
+        marker, info = match.group(1), match.group(2).split()
+        end = i + 1
+        while end < len(lines) and not lines[end].startswith(marker):
+            end += 1
+        if info and info[0] == "attn":
+            attributes = dict(word.split("=", 1) for word in info[3:])
+            blocks.append((info[1], info[2], attributes, i + 1, end))
+        i = end + 1
+    return blocks
+
+
+def load_reference(lesson_dir):
+    """tools/reference/lessonNN_slug.py for lessons/NN-slug (dashes become underscores)."""
+    number, slug = lesson_dir.name.split("-", 1)
+    path = ROOT / "tools" / "reference" / f"lesson{number}_{slug.replace('-', '_')}.py"
+    if not path.exists():
+        sys.exit(f"{path}: no PyTorch reference for {lesson_dir.name}")
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def regenerate(document, check_only):
+    lesson_dir = document.parent
+    reference = load_reference(lesson_dir)
+    lines = document.read_text(encoding="utf-8").split("\n")
+    blocks = parse_blocks(lines)
+
+    inputs = {}
+    for kind, name, attributes, start, end in blocks:
+        if kind == "input":
+            example = attributes.get("example", "main")
+            values = parse_literal("\n".join(lines[start:end]))
+            inputs.setdefault(example, {})[name] = torch.tensor(values, dtype=torch.float32)
+    computed = {example: reference.compute(example, tensors) for example, tensors in inputs.items()}
+
+    stale = []
+    # Replace from the last block up, so earlier line numbers stay valid.
+    for kind, name, attributes, start, end in reversed(blocks):
+        if kind != "expect":
+            continue
+        example = attributes.get("example", "main")
+        if name not in computed.get(example, {}):
+            sys.exit(f"{document}:{start}: the reference computes no '{name}' for example '{example}'")
+        fresh = str(computed[example][name]).split("\n")
+        if lines[start:end] != fresh:
+            stale.append(f"{document}:{start}: {name} (example {example})\n  written: "
+                         + "\n           ".join(lines[start:end]) + "\n  PyTorch: " + "\n           ".join(fresh))
+            lines[start:end] = fresh
+    if stale and not check_only:
+        document.write_text("\n".join(lines), encoding="utf-8")
+    return stale
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("lessons", nargs="*", type=pathlib.Path, help="lesson folders (default: all)")
+    parser.add_argument("--check", action="store_true", help="only report out-of-date blocks; exit 1 if any")
+    arguments = parser.parse_args()
+    torch.set_printoptions(profile="default")
+    folders = arguments.lessons or sorted(p for p in (ROOT / "lessons").iterdir() if (p / "README.md").exists())
+    stale = []
+    for folder in folders:
+        stale += regenerate(folder / "README.md", arguments.check)
+    for entry in stale:
+        print(entry)
+    if arguments.check:
+        print(f"{len(stale)} expect block(s) differ from PyTorch" if stale else "every expect block matches PyTorch")
+        return 1 if stale else 0
+    print(f"rewrote {len(stale)} expect block(s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
