@@ -86,6 +86,17 @@ TEST_CASE("malformed lesson blocks are reported with file and line", "[lesson_do
     CHECK_THROWS_WITH(parse_lesson_document("no title\n", "l.md"), Catch::Contains("no title"));
 }
 
+TEST_CASE("heatmap attributes are parsed and their labels checked against the shape", "[lesson_document]") {
+    const auto doc = parse_lesson_document("# T\n```attn input w heatmap rows=a,b columns=x,y,z\n[[1, 2, 3], [4, 5, 6]]\n```\n", "l.md");
+    CHECK(doc.blocks[0].heatmap);
+    CHECK(doc.blocks[0].row_labels == std::vector<std::string>{"a", "b"});
+    CHECK(doc.blocks[0].column_labels.size() == 3);
+    CHECK_THROWS_WITH(parse_lesson_document("# T\n```attn input w columns=x,y\n[[1, 2, 3]]\n```\n", "l.md"),
+                      Catch::StartsWith("l.md:2:") && Catch::Contains("columns= gives 2 labels but 'w' has 3 columns"));
+    CHECK_THROWS_WITH(parse_lesson_document("# T\n```attn input w rows=a\n[[1], [2]]\n```\n", "l.md"),
+                      Catch::Contains("rows= gives 1 labels but 'w' has 2 rows"));
+}
+
 TEST_CASE("a missing lesson file is an input error naming it", "[lesson_document][errors]") {
     CHECK_THROWS_WITH(attn::tutor::read_lesson_document("no/such/README.md"), Catch::Contains("no/such/README.md"));
 }

@@ -50,7 +50,7 @@ def parse_blocks(lines):
         while end < len(lines) and not lines[end].startswith(marker):
             end += 1
         if info and info[0] == "attn":
-            attributes = dict(word.split("=", 1) for word in info[3:])
+            attributes = dict(word.split("=", 1) for word in info[3:] if "=" in word)
             blocks.append((info[1], info[2], attributes, i + 1, end))
         i = end + 1
     return blocks

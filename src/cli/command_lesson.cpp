@@ -46,10 +46,12 @@ int run_lesson(const GlobalOptions& global, const LessonOptions& options) {
             const tutor::LessonBlock& block = run.document.blocks[static_cast<std::size_t>(segment.block)];
             if (block.kind == tutor::LessonBlock::Kind::input) {
                 std::cout << tutor::describe_tensor(terminal, "input ", block, block.literal.tensor) << "\n";
+                if (block.heatmap) std::cout << tutor::describe_heatmap(terminal, block, block.literal.tensor) << "\n";
                 continue;
             }
             const tutor::CheckResult* check = run.check_for_block(segment.block);
             std::cout << tutor::describe_tensor(terminal, "", block, check->got);
+            if (block.heatmap) std::cout << "\n" << tutor::describe_heatmap(terminal, block, check->got) << "\n";
             std::cout << tutor::describe_check(terminal, run, *check) << "\n";
             (check->comparison.passed ? passed : failed) += 1;
         }

@@ -59,7 +59,20 @@ LessonBlock parse_info_string(const std::string& info, const std::string& path, 
         fail(path, line, "'" + words[2] + "' is not a tensor name (letters, digits and _ only)");
     }
     block.name = words[2];
+    auto comma_list = [&](const std::string& key, const std::string& value) {
+        std::vector<std::string> items;
+        std::stringstream stream(value);
+        for (std::string item; std::getline(stream, item, ',');) {
+            if (item.empty()) fail(path, line, key + "=" + value + ": an empty entry");
+            items.push_back(item);
+        }
+        return items;
+    };
     for (std::size_t i = 3; i < words.size(); ++i) {
+        if (words[i] == "heatmap") {
+            block.heatmap = true;
+            continue;
+        }
         const auto equals = words[i].find('=');
         if (equals == std::string::npos) fail(path, line, "expected key=value, found '" + words[i] + "'");
         const std::string key = words[i].substr(0, equals), value = words[i].substr(equals + 1);
@@ -67,17 +80,17 @@ LessonBlock parse_info_string(const std::string& info, const std::string& path, 
             if (!is_identifier(value)) fail(path, line, "example=" + value + ": expected a name such as example=main");
             block.example = value;
         } else if (key == "shape") {
-            std::stringstream letters(value);
-            for (std::string letter; std::getline(letters, letter, ',');) {
-                if (letter.empty()) fail(path, line, "shape=" + value + ": an empty dimension name");
-                block.dimension_letters.push_back(letter);
-            }
+            block.dimension_letters = comma_list(key, value);
+        } else if (key == "rows") {
+            block.row_labels = comma_list(key, value);
+        } else if (key == "columns") {
+            block.column_labels = comma_list(key, value);
         } else if (key == "atol") {
             block.absolute_tolerance = parse_tolerance(path, line, key, value);
         } else if (key == "rtol") {
             block.relative_tolerance = parse_tolerance(path, line, key, value);
         } else {
-            fail(path, line, "unknown attribute '" + key + "'; expected example=, shape=, atol= or rtol=");
+            fail(path, line, "unknown attribute '" + key + "'; expected example=, shape=, atol=, rtol=, heatmap, rows= or columns=");
         }
     }
     if (block.kind == LessonBlock::Kind::input && (block.absolute_tolerance || block.relative_tolerance)) {
@@ -157,6 +170,20 @@ LessonDocument parse_lesson_document(const std::string& markdown, const std::str
                 for (const auto& letter : block.dimension_letters) legend += (legend.empty() ? "" : ", ") + letter;
                 fail(path, number, "'" + block.name + "' is declared shape=(" + legend + ") but its values have shape " +
                                        shape_string(block.literal.tensor.shape()));
+            }
+            if (!block.row_labels.empty() || !block.column_labels.empty() || block.heatmap) {
+                const auto& shape = block.literal.tensor.shape();
+                const std::size_t rank = shape.size();
+                if (rank > 4) fail(path, number, "'" + block.name + "' has rank " + std::to_string(rank) + "; a heatmap draws rank 1 to 4");
+                const std::size_t rows = rank == 1 ? 1 : shape[rank - 2], columns = shape[rank - 1];
+                if (!block.row_labels.empty() && block.row_labels.size() != rows) {
+                    fail(path, number, "rows= gives " + std::to_string(block.row_labels.size()) + " labels but '" +
+                                           block.name + "' has " + std::to_string(rows) + " rows");
+                }
+                if (!block.column_labels.empty() && block.column_labels.size() != columns) {
+                    fail(path, number, "columns= gives " + std::to_string(block.column_labels.size()) + " labels but '" +
+                                           block.name + "' has " + std::to_string(columns) + " columns");
+                }
             }
             const std::string key = std::string(block.kind == LessonBlock::Kind::input ? "input" : "expect") + " " +
                                     block.example + " " + block.name;

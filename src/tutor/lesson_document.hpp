@@ -12,7 +12,8 @@
 //   ```
 //
 // Attributes: example=NAME (default "main"), shape=LETTERS (the shape legend, checked against the
-// rank), atol=X and rtol=X (extra tolerance on top of the written digits). The `# ` line is the
+// rank), atol=X and rtol=X (extra tolerance on top of the written digits), heatmap (draw the
+// tensor as a shaded grid too) with rows=LABELS and columns=LABELS (token labels of the grid). The `# ` line is the
 // title, each `## ` section is one step of the walkthrough. docs/lesson-format.md is the full spec.
 #pragma once
 
@@ -32,6 +33,8 @@ struct LessonBlock {
     std::string example = "main";
     std::vector<std::string> dimension_letters;  // from shape=B,S,H; empty when not given
     std::optional<double> absolute_tolerance, relative_tolerance;
+    bool heatmap = false;                                  // `heatmap`: also draw it as a shaded grid
+    std::vector<std::string> row_labels, column_labels;   // rows=a,b,c columns=x,y (heatmap labels)
     int line = 0;          // the line of the opening fence
     std::string text;      // the literal as written
     TensorLiteral literal;

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "attn/shape.hpp"
+#include "tutor/heatmap.hpp"
 #include "tutor/tensor_format.hpp"
 
 namespace attn::tutor {
@@ -46,6 +47,10 @@ std::string describe_tensor(const Terminal& terminal, const std::string& label, 
     std::string text = "  " + paint(terminal, Style::dim, label) + paint(terminal, Style::bold, block.name) +
                        example_suffix(block) + "  " + paint(terminal, Style::dim, legend + shape_string(tensor.shape())) + "\n";
     return text + indent_lines(format_like_pytorch(tensor), "  ");
+}
+
+std::string describe_heatmap(const Terminal& terminal, const LessonBlock& block, const DynamicTensor& tensor) {
+    return render_heatmaps(terminal, tensor, block.row_labels, block.column_labels, block.dimension_letters);
 }
 
 std::string describe_check(const Terminal& terminal, const LessonRun& run, const CheckResult& check) {

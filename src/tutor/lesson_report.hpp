@@ -18,6 +18,9 @@ namespace attn::tutor {
 std::string describe_tensor(const Terminal& terminal, const std::string& label, const LessonBlock& block,
                             const DynamicTensor& tensor);
 
+/// The tensor as shaded grids, labelled by the block's rows=/columns= and its shape letters.
+std::string describe_heatmap(const Terminal& terminal, const LessonBlock& block, const DynamicTensor& tensor);
+
 /// "✓ scores: max |Δ| 0.0e+00 over 4 values"; on failure the expected values as written too.
 std::string describe_check(const Terminal& terminal, const LessonRun& run, const CheckResult& check);
 

@@ -1,0 +1,39 @@
+// tutor/heatmap.hpp — attention weights as a shaded grid in the terminal.
+//
+// Why: a row of weights is easier to read as a picture than as numbers: which keys does each
+// query look at? Each cell shows its value and is shaded by it — a 256-colour background on a
+// terminal, or a block character (" ░▒▓█") when colour is off, so the picture survives NO_COLOR,
+// pipes and printouts. Weights in [0, 1] are shaded on that absolute scale; any other values
+// (raw scores) on their own min..max.
+//
+//   Matrix weights = {{0.0009, 0.9991}, {0.5, 0.5}};
+//   std::cout << render_heatmap(terminal, weights, {"b0", "b1"}, {"s0", "s1"});
+//
+//          s0      s1
+//   b0  ░0.0009 █0.9991
+//   b1  ▒0.5000 ▒0.5000
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "attn/tensor.hpp"
+#include "tutor/terminal.hpp"
+
+namespace attn::tutor {
+
+/// One grid: rows are queries (or batch items), columns are keys. Labels default to 0, 1, 2, …
+/// and must otherwise have one entry per row / column (InputError naming both counts).
+std::string render_heatmap(const Terminal& terminal, const Matrix& values,
+                           const std::vector<std::string>& row_labels = {},
+                           const std::vector<std::string>& column_labels = {});
+
+/// Every grid of a tensor of rank 1 to 4: the last two axes are the grid, the leading ones
+/// (batch, head) are enumerated with a caption such as "batch 1 · head 0". A rank-1 tensor is
+/// one row.
+std::string render_heatmaps(const Terminal& terminal, const DynamicTensor& values,
+                            const std::vector<std::string>& row_labels = {},
+                            const std::vector<std::string>& column_labels = {},
+                            const std::vector<std::string>& axis_names = {});
+
+}  // namespace attn::tutor
