@@ -1,0 +1,45 @@
+#include "attn/feed_forward.hpp"
+
+#include <cmath>
+
+#include "attn/error.hpp"
+#include "attn/linear.hpp"
+#include "attn/shape.hpp"
+
+namespace attn {
+
+Activation parse_activation(const std::string& name) {
+    if (name == "relu") return Activation::relu;
+    if (name == "gelu") return Activation::gelu;
+    throw InputError("unknown activation '" + name + "'; expected relu or gelu");
+}
+
+Matrix relu(const Matrix& x) {
+    Matrix y = x;
+    for (double& value : y) value = value > 0.0 ? value : 0.0;
+    return y;
+}
+
+Matrix gelu(const Matrix& x) {
+    Matrix y = x;
+    for (double& value : y) value = 0.5 * value * (1.0 + std::erf(value / std::sqrt(2.0)));
+    return y;
+}
+
+FeedForwardStep feed_forward(const Matrix& x, const Matrix& linear1_weight, const Vector& linear1_bias,
+                             const Matrix& linear2_weight, const Vector& linear2_bias, Activation activation) {
+    const std::size_t D = x.shape(1), F = linear1_weight.shape(0);
+    if (linear2_weight.shape(0) != D || linear2_weight.shape(1) != F) {
+        throw ShapeError("feed_forward: linear2_weight has shape " + shape_string(linear2_weight.shape()) +
+                         " but x has shape " + shape_string(x.shape()) + " and linear1_weight " +
+                         shape_string(linear1_weight.shape()) + "; linear2_weight must be (D, F) = (" +
+                         std::to_string(D) + ", " + std::to_string(F) + ")");
+    }
+    FeedForwardStep step;
+    step.hidden_preactivation = linear(x, linear1_weight, linear1_bias, "linear1_weight");
+    step.hidden = activation == Activation::relu ? relu(step.hidden_preactivation) : gelu(step.hidden_preactivation);
+    step.output = linear(step.hidden, linear2_weight, linear2_bias, "linear2_weight");
+    return step;
+}
+
+}  // namespace attn

@@ -1,0 +1,42 @@
+// Tests for attn/feed_forward.hpp: relu and the exact GELU, and the two-layer network by hand.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "attn/error.hpp"
+#include "attn/feed_forward.hpp"
+#include "support/tensor_match.hpp"
+
+TEST_CASE("relu and the exact erf GELU", "[feed_forward]") {
+    const attn::Matrix x = {{-1, 0, 1, 2}};
+    CHECK_TENSOR_CLOSE(attn::Matrix({{0, 0, 1, 2}}), attn::relu(x), 0.0, 0.0);
+    // GELU(1) = Φ(1) = 0.841344746…, GELU(−1) = −(1 − Φ(1)), GELU(2) = 2 Φ(2) with Φ(2) = 0.977249868…
+    CHECK_TENSOR_CLOSE(attn::Matrix({{-0.15865525393145707, 0.0, 0.8413447460685429, 1.9544997361036416}}), attn::gelu(x),
+                       1e-15, 1e-14);
+}
+
+TEST_CASE("feed_forward widens to F and comes back to D", "[feed_forward]") {
+    const attn::Matrix x = {{1, -1}};                            // (N=1, D=2)
+    const attn::Matrix W1 = {{1, 0}, {0, 1}, {1, 1}};            // (F=3, D=2)
+    const attn::Vector b1 = {0, 0, 0.5};
+    const attn::Matrix W2 = {{1, 1, 1}, {0, 0, 2}};              // (D=2, F=3)
+    const attn::Vector b2 = {0, -1};
+    const auto step = attn::feed_forward(x, W1, b1, W2, b2, attn::Activation::relu);
+    CHECK_TENSOR_CLOSE(attn::Matrix({{1, -1, 0.5}}), step.hidden_preactivation, 0.0, 0.0);
+    CHECK_TENSOR_CLOSE(attn::Matrix({{1, 0, 0.5}}), step.hidden, 0.0, 0.0);
+    CHECK_TENSOR_CLOSE(attn::Matrix({{1.5, 0}}), step.output, 0.0, 0.0);
+    const auto with_gelu = attn::feed_forward(x, W1, b1, W2, b2, attn::Activation::gelu);
+    CHECK(with_gelu.hidden(0, 1) == Approx(-0.15865525393145707).epsilon(1e-14));
+}
+
+TEST_CASE("feed_forward names the weight that does not fit and unknown activations", "[feed_forward][errors]") {
+    const attn::Matrix x = {{1, -1}};
+    const attn::Matrix W1 = {{1, 0}, {0, 1}, {1, 1}};
+    CHECK_THROWS_WITH(attn::feed_forward(x, W1, attn::Vector{0, 0, 0}, attn::Matrix({{1, 1}, {1, 1}}), attn::Vector{0, 0},
+                                         attn::Activation::relu),
+                      Catch::Contains("linear2_weight has shape (2, 2)") && Catch::Contains("(D, F) = (2, 3)"));
+    CHECK_THROWS_WITH(attn::feed_forward(x, attn::Matrix({{1, 0, 0}}), attn::Vector{0}, attn::Matrix({{1}, {1}}),
+                                         attn::Vector{0, 0}, attn::Activation::relu),
+                      Catch::Contains("linear1_weight has shape (1, 3)"));
+    CHECK(attn::parse_activation("gelu") == attn::Activation::gelu);
+    CHECK_THROWS_WITH(attn::parse_activation("swish"), Catch::Contains("unknown activation 'swish'"));
+}
