@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "tutor/exercises.hpp"
 #include "tutor/lesson_report.hpp"
 #include "tutor/lessons.hpp"
 #include "tutor/terminal.hpp"
@@ -64,6 +65,12 @@ int run_lesson(const GlobalOptions& global, const LessonOptions& options) {
               << tutor::describe_totals(terminal, passed, failed);
     std::cout << "\n  Every number above was computed by the attn library and compared with the value written in\n"
                  "  " << run.document.path << ".\n";
+    // The next step for a student: writing the lesson's function themselves.
+    for (const auto& exercise : tutor::list_exercises(tutor::source_directory())) {
+        if (exercise.number != lesson.number) continue;
+        std::cout << "\n  " << paint(terminal, tutor::Style::accent, "Your turn:") << " implement this lesson yourself in "
+                  << exercise.student_path << "\n  and check it with `attn exercise " << lesson.number << "`.\n";
+    }
     return failed == 0 ? exit_success : exit_check_failed;
 }
 

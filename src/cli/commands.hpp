@@ -38,6 +38,16 @@ struct ComputeOptions {
 };
 int run_compute(const GlobalOptions& global, const ComputeOptions& options);
 
+struct ExerciseOptions {
+    std::string exercise;  // number or slug
+    bool watch = false;
+    bool reset = false;
+};
+int run_exercise(const GlobalOptions& global, const ExerciseOptions& options);
+
+struct ProgressOptions {};
+int run_progress(const GlobalOptions& global, const ProgressOptions& options);
+
 /// The text that `attn compute --help` adds after the options: every module and its tensors.
 std::string describe_compute_modules();
 

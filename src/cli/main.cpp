@@ -52,6 +52,20 @@ CLI::App* setup_compute(CLI::App& app, ComputeOptions& options) {
     return command;
 }
 
+CLI::App* setup_exercise(CLI::App& app, ExerciseOptions& options) {
+    auto* command = app.add_subcommand("exercise", "Build and check your implementation of a lesson (lessons/NN-slug/exercise.cpp)");
+    command->add_option("exercise", options.exercise, "Exercise number or slug, e.g. 1 or dot-product")->required();
+    command->add_flag("--watch", options.watch, "Check again whenever the file changes (Ctrl-C to stop)");
+    command->add_flag("--reset", options.reset, "Restore the stub, after saving your file as a timestamped backup beside it");
+    command->footer("Exit code 0 when every check passes, 1 when one fails or the code does not compile, 2 on bad input.\n"
+                    "Each failed run shows the next hint.");
+    return command;
+}
+
+CLI::App* setup_progress(CLI::App& app, ProgressOptions&) {
+    return app.add_subcommand("progress", "Which exercises pass");
+}
+
 int report_error(const char* kind, const std::string& message, int code) {
     std::cerr << "attn: " << kind << message << "\n";
     return code;
@@ -78,6 +92,10 @@ int main(int argc, char** argv) {
     CLI::App* lesson = setup_lesson(app, lesson_options);
     CLI::App* check = setup_check(app, check_options);
     CLI::App* compute = setup_compute(app, compute_options);
+    ExerciseOptions exercise_options;
+    ProgressOptions progress_options;
+    CLI::App* exercise = setup_exercise(app, exercise_options);
+    CLI::App* progress = setup_progress(app, progress_options);
 
     if (argc <= 1) {
         std::cout << app.help();
@@ -101,6 +119,8 @@ int main(int argc, char** argv) {
         if (*lesson) return run_lesson(global, lesson_options);
         if (*check) return run_check(global, check_options);
         if (*compute) return run_compute(global, compute_options);
+        if (*exercise) return run_exercise(global, exercise_options);
+        if (*progress) return run_progress(global, progress_options);
         return report_error("", "no command given; run attn --help", exit_bad_input);
     } catch (const InputError& e) {
         return report_error("error: ", e.what(), exit_bad_input);

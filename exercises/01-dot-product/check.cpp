@@ -1,0 +1,71 @@
+// The checks of exercise 1: the student's exercise::dot_attention against the lesson's worked
+// example (values from lessons/01-dot-product/README.md) and against the library on seeded random
+// inputs, including B = 1 and S = 1.
+#include <random>
+
+#include "attn/mistakes.hpp"
+#include "exercise.hpp"
+#include "exercise_checker.hpp"
+#include "tutor/lesson_document.hpp"
+
+using namespace attn;
+using namespace attn::exercises;
+
+namespace {
+
+Steps steps_of(const AttentionStep& expected, const AttentionStep& got) {
+    return {{"scores", expected.scores, got.scores}, {"weights", expected.weights, got.weights}, {"context", expected.context, got.context}};
+}
+
+std::vector<DynamicTensor> values_of(const AttentionStep& step) { return {step.scores, step.weights, step.context}; }
+
+Mistakes lesson1_mistakes(const Tensor3& encoder_outputs, const Matrix& decoder_output) {
+    return {{"the softmax ran over the batch axis (dim=0) instead of over the source positions (dim=1): "
+             "each row of weights must sum to 1.",
+             values_of(mistakes::dot_attention_softmax_over_batch(encoder_outputs, decoder_output))},
+            {"the raw scores were used as weights: the softmax step is missing.",
+             values_of(mistakes::dot_attention_without_softmax(encoder_outputs, decoder_output))}};
+}
+
+void random_case(ExerciseChecker& checker, const std::string& name, std::size_t B, std::size_t S, std::size_t H,
+                 unsigned seed) {
+    std::mt19937 generator(seed);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    Tensor3 encoder_outputs = Tensor3::from_shape({B, S, H});
+    Matrix decoder_output = Matrix::from_shape({B, H});
+    for (double& v : encoder_outputs) v = normal(generator);
+    for (double& v : decoder_output) v = normal(generator);
+    checker.run_case(
+        name, [&] { return steps_of(dot_attention(encoder_outputs, decoder_output), exercise::dot_attention(encoder_outputs, decoder_output)); },
+        [&] { return lesson1_mistakes(encoder_outputs, decoder_output); });
+}
+
+}  // namespace
+
+int main() {
+    ExerciseChecker checker(1, "dot-product attention");
+    const auto document = tutor::read_lesson_document(ATTN_SOURCE_DIR "/lessons/01-dot-product/README.md");
+    const auto inputs = document.inputs("main");
+    const Tensor3 encoder_outputs = inputs.at("encoder_outputs");
+    const Matrix decoder_output = inputs.at("decoder_output");
+    checker.run_case(
+        "the lesson's worked example (expected values from the lesson document)",
+        [&] {
+            const AttentionStep got = exercise::dot_attention(encoder_outputs, decoder_output);
+            Steps steps;
+            for (const char* name : {"scores", "weights", "context"}) {
+                for (const auto& block : document.blocks) {
+                    if (block.kind != tutor::LessonBlock::Kind::expect || block.example != "main" || block.name != name) continue;
+                    const DynamicTensor& value = std::string(name) == "scores" ? got.scores
+                                                 : std::string(name) == "weights" ? got.weights : got.context;
+                    steps.push_back({name, block.literal.tensor, value, block.literal.resolution});
+                }
+            }
+            return steps;
+        },
+        [&] { return lesson1_mistakes(encoder_outputs, decoder_output); }, {1e-6, 1e-6});
+    random_case(checker, "random inputs, B = 3, S = 5, H = 4 (compared with the library)", 3, 5, 4, 1);
+    random_case(checker, "a batch of one, B = 1, S = 4, H = 3", 1, 4, 3, 2);
+    random_case(checker, "a single source position, B = 2, S = 1, H = 5", 2, 1, 5, 3);
+    return checker.finish();
+}
