@@ -29,6 +29,11 @@ void check_lesson(int number) {
 }  // namespace
 
 TEST_CASE("lesson 1 - dot-product attention - every expected value matches", "[lessons]") { check_lesson(1); }
+TEST_CASE("lesson 2 - Luong attention - every expected value matches", "[lessons]") { check_lesson(2); }
+TEST_CASE("lesson 3 - Bahdanau attention - every expected value matches", "[lessons]") { check_lesson(3); }
+TEST_CASE("lesson 4 - causal self-attention - every expected value matches", "[lessons]") { check_lesson(4); }
+TEST_CASE("lesson 5 - multi-head attention - every expected value matches", "[lessons]") { check_lesson(5); }
+TEST_CASE("lesson 6 - the Transformer encoder layer - every expected value matches", "[lessons]") { check_lesson(6); }
 
 TEST_CASE("every lesson folder has a program and every program a folder", "[lessons]") {
     const auto lessons = list_lessons(lessons_dir);

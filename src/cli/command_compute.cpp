@@ -74,12 +74,20 @@ std::string describe_compute_modules() {
         for (const auto& spec : module.outputs) {
             text += "      " + spec.name + " " + tutor::dimension_legend(spec) + "  " + spec.meaning + "\n";
         }
+        if (module.uses_heads || module.uses_causal) {
+            text += std::string("    options:") + (module.uses_heads ? " --heads h (required)" : "") +
+                    (module.uses_causal ? " --causal" : "") + "\n";
+        }
     }
     return text;
 }
 
 int run_compute(const GlobalOptions&, const ComputeOptions& options) {
     const tutor::ComputeModule& module = tutor::find_compute_module(options.module);
+    tutor::ComputeOptions module_options;
+    module_options.heads = options.heads;
+    module_options.causal = options.causal;
+    tutor::check_compute_options(module, module_options);  // before any file is read
     std::error_code error;
     if (!fs::is_directory(options.in_dir, error)) {
         throw InputError("the input folder " + options.in_dir + " does not exist or is not a folder");
@@ -109,7 +117,7 @@ int run_compute(const GlobalOptions&, const ComputeOptions& options) {
     }
     tutor::NamedTensors outputs;
     try {
-        outputs = tutor::run_compute_module(module, inputs, tutor::ComputeOptions{});
+        outputs = tutor::run_compute_module(module, inputs, module_options);
     } catch (const InputError& e) {
         throw InputError(module.name + ": " + e.what());
     }

@@ -5,6 +5,7 @@
 //   0 success · 1 a check failed · 2 bad input (the message says what and where)
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,21 @@ struct ComputeOptions {
     std::string module;
     std::string in_dir;
     std::string out_dir;
+    int heads = 0;        // --heads h (mha); 0 = not given
+    bool causal = false;  // --causal (self-attention, mha)
 };
 int run_compute(const GlobalOptions& global, const ComputeOptions& options);
+
+/// `attn run mha`: a seed's example at its full size on seeded random inputs (command_run.cpp).
+struct RunOptions {
+    std::string example;        // mha: seed 000's multi-head attention
+    std::size_t batch = 8;      // B
+    std::size_t seq = 300;      // T = S
+    std::size_t d_model = 768;  // D
+    std::size_t heads = 8;      // h; must divide D
+    unsigned seed = 0;          // std::mt19937's seed for the inputs and weights
+};
+int run_seed_example(const GlobalOptions& global, const RunOptions& options);
 
 struct ExerciseOptions {
     std::string exercise;  // number or slug
@@ -47,6 +61,19 @@ int run_exercise(const GlobalOptions& global, const ExerciseOptions& options);
 
 struct ProgressOptions {};
 int run_progress(const GlobalOptions& global, const ProgressOptions& options);
+
+struct BenchOptions {
+    std::string module;                                   // mha | encoder-layer
+    std::optional<long long> batch, seq, d_model, heads;  // absent: the module's default shape
+    std::optional<long long> d_ff;                        // encoder-layer only
+    std::optional<long long> threads;                     // absent: every core
+    long long repeat = 10;                                // timed calls after one warm-up call
+    bool json = false;
+};
+int run_bench(const GlobalOptions& global, const BenchOptions& options);
+
+/// The text that `attn bench --help` adds after the options: the modules and their default shapes.
+std::string describe_bench_modules();
 
 /// The text that `attn compute --help` adds after the options: every module and its tensors.
 std::string describe_compute_modules();

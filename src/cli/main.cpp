@@ -19,6 +19,19 @@ namespace attn::cli {
 
 namespace {
 
+// A size or a count: a whole number of at least 1. (CLI::PositiveNumber's message quotes a range
+// up to 1.8e308, which helps nobody.)
+const CLI::Validator at_least_one(
+    [](std::string& input) -> std::string {
+        std::size_t used = 0;
+        try {
+            if (std::stoll(input, &used) >= 1 && used == input.size()) return {};
+        } catch (const std::exception&) {
+        }
+        return "must be a whole number of at least 1, not '" + input + "'";
+    },
+    "N>=1");
+
 CLI::App* setup_list(CLI::App& app, ListOptions&) {
     return app.add_subcommand("list", "List the lessons, numbered, with their titles");
 }
@@ -46,9 +59,29 @@ CLI::App* setup_compute(CLI::App& app, ComputeOptions& options) {
         ->required();
     command->add_option("--out", options.out_dir, "Folder to write one <name>.npy per output (created if missing)")
         ->required();
+    command->add_option("--heads", options.heads, "Number of heads h (mha only; required there; must divide D)")
+        ->check(at_least_one);
+    command->add_flag("--causal", options.causal,
+                      "Hide from query t every key s > t (self-attention and mha; with T != S as torch.triu(ones(T, S), 1))");
     command->footer(describe_compute_modules() +
                     "\nOutputs are float32 when every input is float32, float64 otherwise. Either all outputs are\n"
                     "written or none. Exit code 0 on success, 2 on bad input.");
+    return command;
+}
+
+CLI::App* setup_run(CLI::App& app, RunOptions& options) {
+    auto* command = app.add_subcommand("run", "Run a seed's example at full size on seeded random inputs: shapes and time");
+    command->add_option("example", options.example, "mha: seed 000's multi-head attention")->required();
+    command->add_option("--batch", options.batch, "B, sequences in the batch")->check(at_least_one)->capture_default_str();
+    command->add_option("--seq", options.seq, "T = S, tokens per sequence")->check(at_least_one)->capture_default_str();
+    command->add_option("--d-model", options.d_model, "D, the model width")->check(at_least_one)->capture_default_str();
+    command->add_option("--heads", options.heads, "h, the number of heads; must divide D")
+        ->check(at_least_one)
+        ->capture_default_str();
+    command->add_option("--seed", options.seed, "Seed of std::mt19937 for the inputs and weights")->capture_default_str();
+    command->footer("Inputs: x uniform in [0, 1), an attention_mask of ones, weights and biases uniform in\n"
+                    "[-1/sqrt(D), 1/sqrt(D)] (nn.Linear's initialisation); no output projection, as in seed 000.\n"
+                    "Exit code 0 on success, 2 on bad options.");
     return command;
 }
 
@@ -64,6 +97,28 @@ CLI::App* setup_exercise(CLI::App& app, ExerciseOptions& options) {
 
 CLI::App* setup_progress(CLI::App& app, ProgressOptions&) {
     return app.add_subcommand("progress", "Which exercises pass");
+}
+
+CLI::App* setup_bench(CLI::App& app, BenchOptions& options) {
+    auto* command = app.add_subcommand("bench", "Time the float32 fast path (multi-head attention, encoder layer) on random inputs");
+    command->add_option("module", options.module, "mha or encoder-layer (listed below)")->required();
+    // Sizes are only recorded when given, so that each module keeps its own default shape.
+    auto size = [command](const char* flag, std::optional<long long>& field, const char* help) {
+        command->add_option_function<long long>(flag, [&field](const long long& value) { field = value; }, help);
+    };
+    size("--batch", options.batch, "B, sequences per call");
+    size("--seq", options.seq, "T, tokens per sequence (self-attention: S = T)");
+    size("--d-model", options.d_model, "D, the model width");
+    size("--heads", options.heads, "h, the number of heads; must divide D");
+    size("--d-ff", options.d_ff, "F, the feed-forward width (encoder-layer)");
+    size("--threads", options.threads, "BLAS and worker threads (default: every core)");
+    command->add_option("--repeat", options.repeat, "Timed calls after one warm-up call")->capture_default_str();
+    command->add_flag("--json", options.json,
+                      "Print one JSON object: module, shape, threads, min_ms, median_ms, gflops, peak_rss_mb, ...");
+    command->footer(describe_bench_modules() +
+                    "GFLOP/s counts the matrix products only (2 per multiply-add), at the min time.\n"
+                    "Exit code 0 on success, 2 on bad options.");
+    return command;
 }
 
 int report_error(const char* kind, const std::string& message, int code) {
@@ -92,10 +147,14 @@ int main(int argc, char** argv) {
     CLI::App* lesson = setup_lesson(app, lesson_options);
     CLI::App* check = setup_check(app, check_options);
     CLI::App* compute = setup_compute(app, compute_options);
+    RunOptions run_options;
+    CLI::App* run = setup_run(app, run_options);
     ExerciseOptions exercise_options;
     ProgressOptions progress_options;
     CLI::App* exercise = setup_exercise(app, exercise_options);
     CLI::App* progress = setup_progress(app, progress_options);
+    BenchOptions bench_options;
+    CLI::App* bench = setup_bench(app, bench_options);
 
     if (argc <= 1) {
         std::cout << app.help();
@@ -119,8 +178,10 @@ int main(int argc, char** argv) {
         if (*lesson) return run_lesson(global, lesson_options);
         if (*check) return run_check(global, check_options);
         if (*compute) return run_compute(global, compute_options);
+        if (*run) return run_seed_example(global, run_options);
         if (*exercise) return run_exercise(global, exercise_options);
         if (*progress) return run_progress(global, progress_options);
+        if (*bench) return run_bench(global, bench_options);
         return report_error("", "no command given; run attn --help", exit_bad_input);
     } catch (const InputError& e) {
         return report_error("error: ", e.what(), exit_bad_input);

@@ -5,8 +5,12 @@
 #include <map>
 #include <sstream>
 
+#include "attn/bahdanau_attention.hpp"
 #include "attn/dot_attention.hpp"
 #include "attn/error.hpp"
+#include "attn/luong_attention.hpp"
+#include "attn/multi_head_attention.hpp"
+#include "attn/scaled_dot_product_attention.hpp"
 #include "attn/shape.hpp"
 
 namespace attn::tutor {
@@ -16,6 +20,48 @@ namespace {
 NamedTensors run_dot(const NamedTensors& inputs, const ComputeOptions&) {
     const AttentionStep step = dot_attention(Tensor3(inputs.at("encoder_outputs")), Matrix(inputs.at("decoder_output")));
     return {{"scores", step.scores}, {"weights", step.weights}, {"context", step.context}};
+}
+
+NamedTensors run_luong(const NamedTensors& inputs, const ComputeOptions&) {
+    const LuongGeneralStep step = luong_general_attention(Tensor3(inputs.at("encoder_outputs")),
+                                                          Matrix(inputs.at("decoder_output")), Matrix(inputs.at("W")));
+    return {{"scores", step.scores}, {"weights", step.weights}, {"context", step.context}};
+}
+
+NamedTensors run_bahdanau(const NamedTensors& inputs, const ComputeOptions&) {
+    const BahdanauStep step = bahdanau_attention(Tensor3(inputs.at("encoder_outputs")), Matrix(inputs.at("decoder_output")),
+                                                 Matrix(inputs.at("W1")), Vector(inputs.at("b1")), Matrix(inputs.at("w2")),
+                                                 Vector(inputs.at("b2")));
+    return {{"scores", step.scores}, {"weights", step.weights}, {"context", step.context}};
+}
+
+// Lesson 4: softmax(Q Kᵀ / √d_k [+ causal mask]) V, d_k the last dimension of Q.
+NamedTensors run_self_attention(const NamedTensors& inputs, const ComputeOptions& options) {
+    AttentionOptions attention;
+    attention.causal = options.causal;
+    const ScaledDotProductAttentionResult r =
+        scaled_dot_product_attention(Tensor3(inputs.at("Q")), Tensor3(inputs.at("K")), Tensor3(inputs.at("V")), attention);
+    return {{"weights", r.weights}, {"output", r.output}};
+}
+
+// Lesson 5: multi-head attention; without w_o there is no output projection (seed 000's block).
+NamedTensors run_mha(const NamedTensors& inputs, const ComputeOptions& options) {
+    MultiHeadAttentionWeights w;
+    w.w_q = inputs.at("w_q");
+    w.w_k = inputs.at("w_k");
+    w.w_v = inputs.at("w_v");
+    w.b_q = inputs.at("b_q");
+    w.b_k = inputs.at("b_k");
+    w.b_v = inputs.at("b_v");
+    if (inputs.count("w_o")) w.w_o = Matrix(inputs.at("w_o"));
+    if (inputs.count("b_o")) w.b_o = Vector(inputs.at("b_o"));
+    AttentionOptions attention;
+    attention.causal = options.causal;
+    if (inputs.count("attention_mask")) attention.attention_mask = Matrix(inputs.at("attention_mask"));
+    const MultiHeadAttentionResult r =
+        multi_head_attention(Tensor3(inputs.at("query")), Tensor3(inputs.at("key")), Tensor3(inputs.at("value")), w,
+                             static_cast<std::size_t>(options.heads), attention);
+    return {{"output", r.output}, {"weights", r.weights}};
 }
 
 std::vector<std::string> split_dimensions(const std::string& dimensions) {
@@ -50,6 +96,60 @@ const std::vector<ComputeModule>& compute_modules() {
           {"weights", "B,S", true, "softmax of the scores over S"},
           {"context", "B,H", true, "weights-averaged encoder outputs"}},
          run_dot},
+        {"luong",
+         "lesson 2: Luong's general score, score_s = decoder_output · (W encoder_outputs[s])",
+         2,
+         {{"encoder_outputs", "B,S,H", true, "the encoder's output at each source position"},
+          {"decoder_output", "B,H", true, "the decoder state that asks the question"},
+          {"W", "H,H", true, "W_a as nn.Linear(H, H, bias=False).weight stores it (out, in)"}},
+         {{"scores", "B,S", true, "raw scores, before the softmax"},
+          {"weights", "B,S", true, "softmax of the scores over S"},
+          {"context", "B,H", true, "weights-averaged encoder outputs"}},
+         run_luong},
+        {"bahdanau",
+         "lesson 3: additive score, score_s = w2 · tanh(W1 [encoder_outputs[s] ; decoder_output] + b1) + b2",
+         3,
+         {{"encoder_outputs", "B,S,H", true, "the encoder's output at each source position"},
+          {"decoder_output", "B,H", true, "the decoder state that asks the question"},
+          {"W1", "2H,2H", true, "hidden layer weight, nn.Linear(2H, 2H).weight (out, in)"},
+          {"b1", "2H", true, "hidden layer bias, nn.Linear(2H, 2H).bias"},
+          {"w2", "1,2H", true, "output layer weight, nn.Linear(2H, 1).weight"},
+          {"b2", "1", true, "output layer bias, nn.Linear(2H, 1).bias"}},
+         {{"scores", "B,S", true, "raw scores, before the softmax"},
+          {"weights", "B,S", true, "softmax of the scores over S"},
+          {"context", "B,H", true, "weights-averaged encoder outputs"}},
+         run_bahdanau},
+        {"self-attention",
+         "lesson 4: scaled dot-product attention, softmax(Q Kᵀ / √d_k) V; --causal hides keys s > t",
+         4,
+         {{"Q", "B,T,d_k", true, "the queries"},
+          {"K", "B,S,d_k", true, "the keys"},
+          {"V", "B,S,d_v", true, "the values, one per key"}},
+         {{"weights", "B,T,S", true, "softmax over S of Q Kᵀ / √d_k (d_k: the last dimension of Q)"},
+          {"output", "B,T,d_v", true, "weights · V"}},
+         run_self_attention,
+         false,
+         true},
+        {"mha",
+         "lesson 5: multi-head attention, h heads of d_k = D / h (--heads h required; --causal optional)",
+         5,
+         {{"query", "B,T,D", true, "the queries' tokens"},
+          {"key", "B,S,D", true, "the keys' tokens"},
+          {"value", "B,S,D", true, "the values' tokens"},
+          {"w_q", "D,D", true, "query projection, nn.Linear(D, D).weight (out, in)"},
+          {"w_k", "D,D", true, "key projection, nn.Linear(D, D).weight"},
+          {"w_v", "D,D", true, "value projection, nn.Linear(D, D).weight"},
+          {"b_q", "D", true, "query projection bias"},
+          {"b_k", "D", true, "key projection bias"},
+          {"b_v", "D", true, "value projection bias"},
+          {"w_o", "D,D", false, "output projection weight; without it there is no output projection"},
+          {"b_o", "D", false, "output projection bias (needs w_o)"},
+          {"attention_mask", "B,S", false, "1 = attend to this key, 0 = padding (Hugging Face convention)"}},
+         {{"output", "B,T,D", true, "the heads concatenated, then W_o and b_o when given"},
+          {"weights", "B,h,T,S", true, "every head's weights; a query whose keys are all masked gets zeros"}},
+         run_mha,
+         true,
+         true},
     };
     return modules;
 }
@@ -103,19 +203,20 @@ void validate_compute_inputs(const ComputeModule& module, const NamedTensors& in
                 }
                 continue;
             }
+            const auto bound = letters.find(letter);
+            if (bound != letters.end() && size != factor * bound->second.size) {
+                // "b1 (7) (2H) has 2H = 7 (2H must be 6)": a multiple ("2H") is reported as written.
+                const std::string must = factor == 1 ? "" : " (" + tokens[d] + " must be " +
+                                                                std::to_string(factor * bound->second.size) + ")";
+                throw ShapeError("shapes disagree: " + bound->second.owner + " has " + letter + " = " +
+                                 std::to_string(bound->second.size) + " but " + described(spec.name, tensor, spec) +
+                                 " has " + tokens[d] + " = " + std::to_string(size) + must);
+            }
             if (size % factor != 0) {
                 throw ShapeError(described(spec.name, tensor, spec) + ": dimension " + tokens[d] + " is " +
                                  std::to_string(size) + ", which is not a multiple of " + std::to_string(factor));
             }
-            const std::size_t value = size / factor;
-            const auto bound = letters.find(letter);
-            if (bound == letters.end()) {
-                letters[letter] = Binding{value, described(spec.name, tensor, spec)};
-            } else if (bound->second.size != value) {
-                throw ShapeError("shapes disagree: " + bound->second.owner + " has " + letter + " = " +
-                                 std::to_string(bound->second.size) + " but " + described(spec.name, tensor, spec) +
-                                 " has " + letter + " = " + std::to_string(value));
-            }
+            if (bound == letters.end()) letters[letter] = Binding{size / factor, described(spec.name, tensor, spec)};
         }
         for (std::size_t i = 0; i < tensor.size(); ++i) {
             if (!std::isfinite(tensor.data()[i])) {
@@ -131,7 +232,30 @@ void validate_compute_inputs(const ComputeModule& module, const NamedTensors& in
     }
 }
 
+void check_compute_options(const ComputeModule& module, const ComputeOptions& options) {
+    // "self-attention, mha": the modules that take an option, for the message.
+    auto modules_with = [](bool ComputeModule::*uses) {
+        std::string names;
+        for (const auto& m : compute_modules()) {
+            if (m.*uses) names += (names.empty() ? "" : ", ") + m.name;
+        }
+        return names;
+    };
+    if (module.uses_heads && options.heads <= 0) {
+        throw InputError(module.name + " needs the number of heads: add --heads h (h must divide the model width D)");
+    }
+    if (!module.uses_heads && options.heads != 0) {
+        throw InputError(module.name + " has no heads: --heads is for " + modules_with(&ComputeModule::uses_heads) +
+                         "; remove it");
+    }
+    if (!module.uses_causal && options.causal) {
+        throw InputError(module.name + " has no causal mask: --causal is for " +
+                         modules_with(&ComputeModule::uses_causal) + "; remove it");
+    }
+}
+
 NamedTensors run_compute_module(const ComputeModule& module, const NamedTensors& inputs, const ComputeOptions& options) {
+    check_compute_options(module, options);
     validate_compute_inputs(module, inputs);
     NamedTensors outputs = module.run(inputs, options);
     for (const auto& spec : module.outputs) {

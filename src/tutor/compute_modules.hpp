@@ -24,8 +24,13 @@ struct TensorSpec {
     std::string meaning;
 };
 
-/// Options of `attn compute` that some modules use; a module ignores the ones it does not need.
-struct ComputeOptions {};
+/// Options of `attn compute` that some modules use. A module is given only the options it
+/// declares (ComputeModule::uses_heads, uses_causal): run_compute_module refuses any other with an
+/// InputError rather than ignore it silently, and refuses a module that needs --heads without it.
+struct ComputeOptions {
+    int heads = 0;        // --heads h: the number of heads (mha); 0 = not given
+    bool causal = false;  // --causal: hide keys s > t from query t (self-attention, mha)
+};
 
 struct ComputeModule {
     std::string name;
@@ -34,6 +39,8 @@ struct ComputeModule {
     std::vector<TensorSpec> inputs;
     std::vector<TensorSpec> outputs;
     NamedTensors (*run)(const NamedTensors& inputs, const ComputeOptions& options) = nullptr;
+    bool uses_heads = false;   // needs --heads (and refuses to run without it)
+    bool uses_causal = false;  // accepts --causal
 };
 
 const std::vector<ComputeModule>& compute_modules();
@@ -47,6 +54,10 @@ std::string dimension_legend(const TensorSpec& spec);
 /// Checks that every required input is present, every rank and shared size agrees, no size is zero
 /// and every value is finite; throws InputError / ShapeError naming the tensors and their shapes.
 void validate_compute_inputs(const ComputeModule& module, const NamedTensors& inputs);
+
+/// InputError when the module needs --heads and was not given it, or is given --heads or --causal
+/// that it does not use.
+void check_compute_options(const ComputeModule& module, const ComputeOptions& options);
 
 /// Validates, runs, and checks the outputs (present, finite); returns them by name.
 NamedTensors run_compute_module(const ComputeModule& module, const NamedTensors& inputs, const ComputeOptions& options);

@@ -15,10 +15,20 @@
 namespace attn::tutor {
 
 NamedTensors lesson01_dot_product(const std::string& example, const LessonInputs& inputs);
+NamedTensors lesson02_luong(const std::string& example, const LessonInputs& inputs);
+NamedTensors lesson03_bahdanau(const std::string& example, const LessonInputs& inputs);
+NamedTensors lesson04_causal_self_attention(const std::string& example, const LessonInputs& inputs);
+NamedTensors lesson05_multi_head_attention(const std::string& example, const LessonInputs& inputs);
+NamedTensors lesson06_encoder_layer(const std::string& example, const LessonInputs& inputs);
 
 const std::vector<LessonProgram>& lesson_programs() {
     static const std::vector<LessonProgram> programs = {
         {1, "dot-product", lesson01_dot_product},
+        {2, "luong", lesson02_luong},
+        {3, "bahdanau", lesson03_bahdanau},
+        {4, "causal-self-attention", lesson04_causal_self_attention},
+        {5, "multi-head-attention", lesson05_multi_head_attention},
+        {6, "encoder-layer", lesson06_encoder_layer},
     };
     return programs;
 }

@@ -1,0 +1,75 @@
+// attn/encoder_layer.hpp — lesson 6: a Transformer encoder layer, and a stack of them.
+//
+// Why: this is where the lessons meet. A layer is two sub-layers — multi-head self-attention
+// (lesson 5), then the position-wise feed-forward network — each wrapped in a residual connection
+// and a layer norm. Read it in two lines:
+//
+//   post-norm (the paper, PyTorch's default):  x = norm1(x + attention(x));  x = norm2(x + ffn(x))
+//   pre-norm  (norm_first, seed 003):          x = x + attention(norm1(x));  x = x + ffn(norm2(x))
+//
+// With the same weights it computes what torch.nn.TransformerEncoderLayer(D, h, F, dropout=0.0,
+// batch_first=True, norm_first=…, activation=…) computes. Its in_proj_weight (3D, D) splits
+// row-wise into w_q, w_k, w_v; self_attn.out_proj is w_o, b_o (docs/notation.md).
+//
+// Shapes: B batch · T positions · D model width · h heads · F feed-forward width
+//   x (B, T, D) · attention weights (D, D), biases (D) · norm weights and biases (D)
+//   linear1_weight (F, D) · linear1_bias (F) · linear2_weight (D, F) · linear2_bias (D)
+//   attention_mask (B, T), optional: 1 = attend, 0 = padding
+//
+//   attn::EncoderLayerOptions options;  options.heads = 2;
+//   auto step = attn::transformer_encoder_layer(x, weights, options);
+//   step.output;   // (B, T, D)
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "attn/feed_forward.hpp"
+#include "attn/layer_norm.hpp"
+#include "attn/multi_head_attention.hpp"
+
+namespace attn {
+
+struct EncoderLayerWeights {
+    MultiHeadAttentionWeights attention;  // w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o
+    Vector norm1_weight, norm1_bias;      // (D)
+    Vector norm2_weight, norm2_bias;      // (D)
+    Matrix linear1_weight;                // (F, D)
+    Vector linear1_bias;                  // (F)
+    Matrix linear2_weight;                // (D, F)
+    Vector linear2_bias;                  // (D)
+};
+
+struct EncoderLayerOptions {
+    std::size_t heads = 1;
+    bool norm_first = false;                  // pre-norm when true
+    double eps = default_layer_norm_eps;      // layer norm eps, > 0
+    Activation activation = Activation::relu;
+    std::optional<Matrix> attention_mask;     // (B, T): 1 = attend, 0 = padding
+};
+
+/// Every intermediate of one layer, in the order they are computed.
+struct EncoderLayerStep {
+    Tensor3 attention_input;     // (B, T, D) what attention reads: x (post-norm) or norm1(x) (pre-norm)
+    MultiHeadAttentionResult attention;  // its intermediates; attention.output is the sub-layer's output
+    Tensor3 attention_residual;  // (B, T, D) x + attention.output
+    Tensor3 after_attention;     // (B, T, D) norm1(x + attention) (post-norm) or x + attention (pre-norm)
+    Tensor3 ffn_input;           // (B, T, D) after_attention (post-norm) or norm2(after_attention) (pre-norm)
+    Tensor3 ffn_hidden;          // (B, T, F) activation(ffn_input W1ᵀ + b1)
+    Tensor3 ffn_output;          // (B, T, D) ffn_hidden W2ᵀ + b2
+    Tensor3 ffn_residual;        // (B, T, D) after_attention + ffn_output
+    Tensor3 output;              // (B, T, D) norm2(ffn_residual) (post-norm) or ffn_residual (pre-norm)
+};
+
+/// One encoder layer. Throws ShapeError naming the tensor whose shape does not fit (and the shape
+/// it should have), InputError for eps ≤ 0 or a mask value other than 0 or 1.
+EncoderLayerStep transformer_encoder_layer(const Tensor3& x, const EncoderLayerWeights& weights,
+                                           const EncoderLayerOptions& options);
+
+/// Seed 003's Encoder: the layers one after the other, then a final layer norm when given.
+/// final_norm: {weight (D), bias (D)}.
+Tensor3 transformer_encoder(const Tensor3& x, const std::vector<EncoderLayerWeights>& layers,
+                            const EncoderLayerOptions& options,
+                            const std::optional<std::pair<Vector, Vector>>& final_norm = std::nullopt);
+
+}  // namespace attn

@@ -1,0 +1,45 @@
+// attn/masks.hpp — which keys a query may look at, written as additive masks of 0 and −∞.
+//
+// Why additive: a mask is added to the scores before the softmax. 0 leaves a score alone; −∞
+// makes exp(score) exactly 0, so a hidden key gets weight exactly 0 and the weights of the keys
+// that remain still sum to 1. Two masks are used in lessons 4 and 5:
+//
+//   causal   a query at position t may look at keys s ≤ t, never at the future (s > t).
+//            Defined for any (T, S) the way PyTorch defines it, torch.triu(ones(T, S), 1) hidden:
+//            the grid is aligned at its top-left corner, so with T ≠ S query t still sees keys 0..t.
+//            Key 0 is never hidden, so a causal row always keeps at least one key.
+//   padding  from a Hugging Face attention_mask (B, S): 1 = a real token (attend), 0 = padding
+//            (hide). The same row of keys is hidden for every query and every head.
+//
+// A query can end up with every key hidden (all padding, or left padding combined with the causal
+// mask). softmax_last_axis turns such a row into all zeros: the library's policy (attn/softmax.hpp).
+//
+// Shapes: T queries · S keys · B batch
+//   causal_mask(T, S) → (T, S)        attention_mask (B, S) → padding_mask (B, S)
+//
+//   attn::causal_mask(3, 3);              // {{0, -inf, -inf}, {0, 0, -inf}, {0, 0, 0}}
+//   attn::padding_mask({{1, 1, 0}});      // {{0, 0, -inf}}
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "attn/tensor.hpp"
+
+namespace attn {
+
+/// True when the causal mask hides key `s` from query `t`: the key lies in the query's future.
+inline bool is_future_key(std::size_t t, std::size_t s) { return s > t; }
+
+/// The additive causal mask, (T, S): 0 where s ≤ t, −∞ where s > t.
+Matrix causal_mask(std::size_t queries, std::size_t keys);
+
+/// Throws InputError unless every value of `attention_mask` is exactly 0 or 1; the message names
+/// `name`, its shape, and the first other value with its index.
+void check_attention_mask(const Matrix& attention_mask, const std::string& name = "attention_mask");
+
+/// attention_mask (B, S) of 1 (attend) and 0 (padding) → the additive padding mask (B, S): 0 where
+/// the mask is 1, −∞ where it is 0. Throws InputError for any other value.
+Matrix padding_mask(const Matrix& attention_mask);
+
+}  // namespace attn

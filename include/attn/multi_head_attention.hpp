@@ -1,0 +1,88 @@
+// attn/multi_head_attention.hpp — lesson 5: h scaled dot-product attentions side by side.
+//
+// Why: one attention computes one set of weights per query, so it can follow one kind of relation
+// at a time. Multi-head attention projects the inputs (W_q, W_k, W_v, nn.Linear with bias), cuts
+// the model width D into h heads of d_k = D / h features, runs scaled dot-product attention in each
+// head independently (each head gets its own weights), puts the heads' outputs back side by side,
+// and, optionally, mixes them with an output projection W_o:
+//
+//   q = query W_qᵀ + b_q     k = key W_kᵀ + b_k     v = value W_vᵀ + b_v          (B, ·, D)
+//   q_heads = split_heads(q)  …                                                   (B, h, ·, d_k)
+//   head j: weights_j = softmax(q_j k_jᵀ / √d_k + masks),  context_j = weights_j v_j
+//   context = merge_heads(context_heads)                                          (B, T, D)
+//   output  = context W_oᵀ + b_o,  or output = context when there is no W_o
+//
+// Seed 000 (BERT's self-attention block) has no W_o; seed 003 (the Annotated Transformer) and
+// torch.nn.MultiheadAttention have one. Both are here: W_o is optional.
+//
+// Two forms compute the same numbers: multi_head_attention splits the heads into a (B, h, T, d_k)
+// tensor and attends every (batch, head) block in one loop (the "vectorised" form of seed 004);
+// multi_head_attention_per_head loops over heads, slicing d_k columns and calling
+// scaled_dot_product_attention for each (seed 004's per-head loop).
+//
+// Shapes: B batch · T queries · S keys · D model width · h heads · d_k = D / h
+//   query (B, T, D)   key, value (B, S, D)   w_q, w_k, w_v, w_o (D, D)   b_q, b_k, b_v, b_o (D)
+//   attention_mask (B, S), optional: 1 = attend, 0 = padding
+//   q (B, T, D)   k, v (B, S, D)   q_heads (B, h, T, d_k)   k_heads, v_heads (B, h, S, d_k)
+//   scores, weights (B, h, T, S)   context_heads (B, h, T, d_k)   context, output (B, T, D)
+//
+//   attn::MultiHeadAttentionWeights w;
+//   w.w_q = w.w_k = w.w_v = xt::eye<double>(4);  w.b_q = w.b_k = w.b_v = xt::zeros<double>({4});
+//   attn::Tensor3 x = {{{1, 0, 0, 1}, {0, 1, 1, 0}}};              // (B=1, T=2, D=4)
+//   auto r = attn::multi_head_attention(x, x, x, w, 2);           // 2 heads of d_k = 2
+//   // r.weights (1, 2, 2, 2): head 0 = {{0.6698, 0.3302}, {0.3302, 0.6698}}, head 1 the same
+//   // r.output == r.context (no W_o): {{{0.6698, 0.3302, 0.3302, 0.6698}, {0.3302, ...}}}
+#pragma once
+
+#include <cstddef>
+#include <optional>
+
+#include "attn/scaled_dot_product_attention.hpp"
+#include "attn/tensor.hpp"
+
+namespace attn {
+
+/// The learned parameters, in nn.Linear's layout: weights (out, in) = (D, D), applied as x Wᵀ + b.
+/// From a torch.nn.MultiheadAttention, in_proj_weight (3D, D) splits row-wise into w_q, w_k, w_v,
+/// in_proj_bias into b_q, b_k, b_v, and out_proj.weight / out_proj.bias are w_o / b_o.
+struct MultiHeadAttentionWeights {
+    Matrix w_q, w_k, w_v;        // (D, D)
+    Vector b_q, b_k, b_v;        // (D)
+    std::optional<Matrix> w_o;   // (D, D): the output projection; absent → output = context
+    std::optional<Vector> b_o;   // (D): its bias; needs w_o; absent → no bias
+};
+
+/// Every intermediate of one multi-head attention.
+struct MultiHeadAttentionResult {
+    Tensor3 q, k, v;                    // projections: (B, T, D), (B, S, D), (B, S, D)
+    Tensor4 q_heads, k_heads, v_heads;  // split into heads: (B, h, T, d_k), (B, h, S, d_k), (B, h, S, d_k)
+    Tensor4 scores;                     // (B, h, T, S) q_j k_jᵀ · scale per head, before any mask
+    Tensor4 weights;                    // (B, h, T, S) per head; a query whose keys are all hidden has all zeros
+    Tensor4 context_heads;              // (B, h, T, d_k) weights · v_j per head
+    Tensor3 context;                    // (B, T, D) the heads side by side (merge_heads)
+    Tensor3 output;                     // (B, T, D) context W_oᵀ + b_o, or context when there is no W_o
+};
+
+/// (B, T, D) → (B, h, T, d_k): head j holds features j·d_k … (j+1)·d_k − 1 of every position.
+/// PyTorch: x.view(B, T, h, d_k).transpose(1, 2). ShapeError when h does not divide D.
+Tensor4 split_heads(const Tensor3& x, std::size_t heads);
+
+/// (B, h, T, d_k) → (B, T, h·d_k): the inverse of split_heads, the heads concatenated feature-wise.
+/// PyTorch: x.transpose(1, 2).contiguous().view(B, T, h * d_k).
+Tensor3 merge_heads(const Tensor4& x);
+
+/// Multi-head attention, vectorised form: every (batch, head) block attended in one loop.
+/// options.scale defaults to 1/√d_k; options.causal and options.attention_mask apply to every head.
+/// Throws ShapeError naming the tensors and shapes when they disagree (query/key/value widths,
+/// weights not (D, D), biases not (D), attention_mask not (B, S)) or when `heads` does not divide
+/// D; InputError when attention_mask holds a value other than 0 or 1 or b_o comes without w_o.
+MultiHeadAttentionResult multi_head_attention(const Tensor3& query, const Tensor3& key, const Tensor3& value,
+                                              const MultiHeadAttentionWeights& weights, std::size_t heads,
+                                              const AttentionOptions& options = {});
+
+/// The same numbers, computed head by head: scaled_dot_product_attention on d_k columns at a time.
+MultiHeadAttentionResult multi_head_attention_per_head(const Tensor3& query, const Tensor3& key, const Tensor3& value,
+                                                       const MultiHeadAttentionWeights& weights, std::size_t heads,
+                                                       const AttentionOptions& options = {});
+
+}  // namespace attn

@@ -1,0 +1,55 @@
+// attn/scaled_dot_product_attention.hpp — lesson 4: softmax(Q Kᵀ / √d_k + mask) V.
+//
+// Why: this is the attention of the Transformer. Every query row of Q is compared with every key
+// row of K by a dot product; dividing by √d_k keeps the spread of those products near 1 whatever
+// the width d_k (without it, a wide model's softmax saturates into a one-hot choice); a mask hides
+// keys a query must not see (the future, padding); the softmax turns each row into weights, and
+// the output is the weighted mean of the value rows. Self-attention is the case Q, K, V all come
+// from one sequence (T = S); with T ≠ S it is cross-attention.
+//
+// Shapes: B batch · T queries · S keys · d_k query/key width · d_v value width
+//   Q (B, T, d_k)   K (B, S, d_k)   V (B, S, d_v)   attention_mask (B, S), optional
+//   scores, masked_scores, weights (B, T, S)   output (B, T, d_v)
+//
+//   attn::Tensor3 Q = {{{1, 0}, {0, 1}}}, K = Q, V = {{{10, 0}, {0, 10}}};
+//   attn::AttentionOptions options;
+//   options.causal = true;
+//   auto r = attn::scaled_dot_product_attention(Q, K, V, options);
+//   // r.scores        = {{{0.7071, 0}, {0, 0.7071}}}         (1/√2 on the diagonal)
+//   // r.masked_scores = {{{0.7071, -inf}, {0, 0.7071}}}
+//   // r.weights       = {{{1, 0}, {0.3302, 0.6698}}}
+//   // r.output        = {{{10, 0}, {3.302, 6.698}}}
+#pragma once
+
+#include <optional>
+
+#include "attn/tensor.hpp"
+
+namespace attn {
+
+/// Which keys each query may see, and the scale of the scores.
+struct AttentionOptions {
+    /// Hide keys s > t (attn/masks.hpp); with T ≠ S the grid is aligned at its top-left corner,
+    /// as PyTorch's torch.triu(ones(T, S), 1).
+    bool causal = false;
+    /// (B, S): 1 = attend to this key, 0 = padding (hidden from every query). Values must be 0 or 1.
+    std::optional<Matrix> attention_mask;
+    /// The factor applied to Q Kᵀ; absent: 1/√d_k with d_k the last dimension of Q.
+    std::optional<double> scale;
+};
+
+/// Every intermediate of one scaled dot-product attention.
+struct ScaledDotProductAttentionResult {
+    Tensor3 scores;         // (B, T, S) scale · Q Kᵀ, before any mask
+    Tensor3 masked_scores;  // (B, T, S) the scores with −∞ where a key is hidden: what the softmax sees
+    Tensor3 weights;        // (B, T, S) softmax over S; a row whose keys are all hidden is all zeros
+    Tensor3 output;         // (B, T, d_v) weights · V
+};
+
+/// softmax(scale · Q Kᵀ + masks) V, one (T × S) block per batch item.
+/// Throws ShapeError naming Q, K, V (and attention_mask) with their shapes when B, S or d_k
+/// disagree or a size is zero, and InputError when attention_mask holds a value other than 0 or 1.
+ScaledDotProductAttentionResult scaled_dot_product_attention(const Tensor3& Q, const Tensor3& K, const Tensor3& V,
+                                                             const AttentionOptions& options = {});
+
+}  // namespace attn

@@ -1,0 +1,119 @@
+// `attn run mha`: seed 000's example at its full size — a batch of 8 sequences of 300 random
+// tokens, d_model 768, 8 heads — through the library's multi_head_attention, printing the shape
+// of every intermediate and how long the computation took.
+//
+// Why: the lessons use tiny tensors so that every number can be read. This command shows the
+// same code on the shapes of a real model, output (8, 300, 768) and attention (8, 8, 300, 300),
+// and what they cost. The inputs imitate the seed's: x uniform in [0, 1) (torch.rand), an
+// attention_mask of ones, and weights and biases uniform in [−1/√D, 1/√D] (nn.Linear's default
+// initialisation), all drawn from std::mt19937 seeded with --seed (default 0). Like seed 000's
+// block there is no output projection.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <random>
+
+#include "attn/error.hpp"
+#include "attn/multi_head_attention.hpp"
+#include "attn/shape.hpp"
+#include "cli/commands.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+// Refuse sizes whose (B, h, T, S) scores and weights alone would not fit in memory, before trying.
+void check_memory(const RunOptions& o) {
+    const double bytes = 2.0 * double(o.batch) * double(o.heads) * double(o.seq) * double(o.seq) * sizeof(double);
+    constexpr double limit = 8.0 * 1024 * 1024 * 1024;
+    if (bytes > limit) {
+        char text[64];
+        std::snprintf(text, sizeof text, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+        throw InputError(std::string("run mha: the scores and weights (B, h, T, S) = ") +
+                         shape_string(std::vector<std::size_t>{o.batch, o.heads, o.seq, o.seq}) + " would need " + text +
+                         " of memory (the limit is 8 GiB); choose a smaller --batch, --heads or --seq");
+    }
+}
+
+template <class Tensor>
+void fill_uniform(Tensor& tensor, std::mt19937& generator, double low, double high) {
+    std::uniform_real_distribution<double> uniform(low, high);
+    for (auto& value : tensor) value = uniform(generator);
+}
+
+void print_shape(const std::string& name, const std::vector<std::size_t>& shape, const std::string& note) {
+    std::cout << "  " << name << " " << shape_string(shape) << (note.empty() ? "" : "  " + note) << "\n";
+}
+
+template <class Tensor>
+std::vector<std::size_t> shape_of(const Tensor& t) {
+    return std::vector<std::size_t>(t.shape().begin(), t.shape().end());
+}
+
+}  // namespace
+
+int run_seed_example(const GlobalOptions&, const RunOptions& o) {
+    if (o.example != "mha") {
+        throw InputError("unknown example '" + o.example + "'; attn run knows: mha (seed 000's multi-head attention)");
+    }
+    if (o.d_model % o.heads != 0) {
+        throw ShapeError("run mha: --d-model " + std::to_string(o.d_model) + " is not a multiple of --heads " +
+                         std::to_string(o.heads) + "; each head gets d_k = D / h features, so h must divide D");
+    }
+    check_memory(o);
+    const std::size_t B = o.batch, T = o.seq, D = o.d_model;
+
+    std::mt19937 generator(o.seed);
+    Tensor3 x = Tensor3::from_shape({B, T, D});
+    fill_uniform(x, generator, 0.0, 1.0);
+    const double bound = 1.0 / std::sqrt(double(D));
+    MultiHeadAttentionWeights w;
+    for (Matrix* m : {&w.w_q, &w.w_k, &w.w_v}) {
+        *m = Matrix::from_shape({D, D});
+        fill_uniform(*m, generator, -bound, bound);
+    }
+    for (Vector* b : {&w.b_q, &w.b_k, &w.b_v}) {
+        *b = Vector::from_shape({D});
+        fill_uniform(*b, generator, -bound, bound);
+    }
+    AttentionOptions options;
+    options.attention_mask = Matrix(xt::ones<double>({B, T}));
+
+    const auto start = std::chrono::steady_clock::now();
+    const MultiHeadAttentionResult r = multi_head_attention(x, x, x, w, o.heads, options);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    // Every row of weights should sum to 1: a cheap sanity check at full size.
+    double worst = 0.0;
+    const std::size_t rows = r.weights.size() / T;
+    for (std::size_t row = 0; row < rows; ++row) {
+        double sum = 0.0;
+        for (std::size_t s = 0; s < T; ++s) sum += r.weights.data()[row * T + s];
+        worst = std::max(worst, std::abs(sum - 1.0));
+    }
+    char sums[64];
+    std::snprintf(sums, sizeof sums, "every row sums to 1 (max |sum - 1| = %.1e)", worst);
+
+    std::cout << "attn run mha: seed 000's multi-head attention on seeded random inputs\n"
+              << "  B = " << B << ", T = S = " << T << ", D = " << D << ", h = " << o.heads << " heads of d_k = " << D / o.heads
+              << ", seed " << o.seed << "; no output projection, as in seed 000\n\n";
+    print_shape("x", shape_of(x), "query = key = value, uniform in [0, 1)");
+    print_shape("attention_mask", shape_of(*options.attention_mask), "all ones: every key attended");
+    print_shape("q", shape_of(r.q), "");
+    print_shape("k", shape_of(r.k), "");
+    print_shape("v", shape_of(r.v), "");
+    print_shape("q_heads", shape_of(r.q_heads), "split_heads: (B, h, T, d_k)");
+    print_shape("k_heads", shape_of(r.k_heads), "");
+    print_shape("v_heads", shape_of(r.v_heads), "");
+    print_shape("scores", shape_of(r.scores), "q_heads k_headsᵀ / √d_k");
+    print_shape("attention", shape_of(r.weights), std::string("the weights, per head; ") + sums);
+    print_shape("context_heads", shape_of(r.context_heads), "");
+    print_shape("output", shape_of(r.output), "merge_heads: the heads side by side");
+    char took[96];
+    std::snprintf(took, sizeof took, "\nmulti_head_attention took %.3f s (float64; drawing the inputs is not counted)\n", seconds);
+    std::cout << took;
+    return exit_success;
+}
+
+}  // namespace attn::cli

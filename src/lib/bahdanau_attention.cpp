@@ -1,0 +1,113 @@
+#include "attn/bahdanau_attention.hpp"
+
+#include <xtensor/xmath.hpp>
+
+#include "attn/dot_attention.hpp"
+#include "attn/error.hpp"
+#include "attn/linear.hpp"
+#include "attn/shape.hpp"
+
+namespace attn {
+
+namespace {
+
+template <class Tensor>
+void require_nonempty(const char* function, const char* name, const Tensor& tensor) {
+    for (std::size_t size : tensor.shape()) {
+        if (size == 0) {
+            throw ShapeError(std::string(function) + ": " + name + " has shape " + shape_string(tensor.shape()) +
+                             "; every dimension must be at least 1");
+        }
+    }
+}
+
+template <class Tensor>
+void require_shape(const char* function, const char* name, const Tensor& tensor, const std::vector<std::size_t>& expected,
+                   const char* legend, const Tensor3& encoder_outputs) {
+    const std::vector<std::size_t> got(tensor.shape().begin(), tensor.shape().end());
+    if (got != expected) {
+        throw ShapeError(std::string(function) + ": " + name + " has shape " + shape_string(got) +
+                         " but encoder_outputs has shape " + shape_string(encoder_outputs.shape()) + " (H = " +
+                         std::to_string(encoder_outputs.shape(2)) + "); " + name + " must be " + legend + " = " +
+                         shape_string(expected));
+    }
+}
+
+// Every argument of additive attention, checked against encoder_outputs (B, S, H).
+void check_arguments(const char* function, const Tensor3& encoder_outputs, const Matrix& decoder_output,
+                     const Matrix& W1, const Vector& b1, const Matrix& w2, const Vector& b2) {
+    require_nonempty(function, "encoder_outputs", encoder_outputs);
+    require_nonempty(function, "decoder_output", decoder_output);
+    const std::size_t B = encoder_outputs.shape(0), H = encoder_outputs.shape(2);
+    if (decoder_output.shape(0) != B || decoder_output.shape(1) != H) {
+        throw ShapeError(std::string(function) + ": decoder_output has shape " + shape_string(decoder_output.shape()) +
+                         " but encoder_outputs has shape " + shape_string(encoder_outputs.shape()) +
+                         "; decoder_output must be (B, H) = " + shape_string(std::vector<std::size_t>{B, H}));
+    }
+    require_shape(function, "W1", W1, {2 * H, 2 * H}, "(2H, 2H)", encoder_outputs);
+    require_shape(function, "b1", b1, {2 * H}, "(2H)", encoder_outputs);
+    require_shape(function, "w2", w2, {1, 2 * H}, "(1, 2H)", encoder_outputs);
+    require_shape(function, "b2", b2, {1}, "(1)", encoder_outputs);
+}
+
+// w2 · tanh(preactivation) + b2 for every (b, s): (B, S, 2H) → (B, S).
+Matrix output_layer(const Tensor3& hidden, const Matrix& w2, const Vector& b2) {
+    const Tensor3 scores = linear(hidden, w2, b2, "w2");  // (B, S, 1)
+    Matrix flat = Matrix::from_shape({hidden.shape(0), hidden.shape(1)});
+    std::copy(scores.begin(), scores.end(), flat.begin());
+    return flat;
+}
+
+}  // namespace
+
+BahdanauStep bahdanau_attention(const Tensor3& encoder_outputs, const Matrix& decoder_output, const Matrix& W1,
+                                const Vector& b1, const Matrix& w2, const Vector& b2) {
+    check_arguments("bahdanau_attention", encoder_outputs, decoder_output, W1, b1, w2, b2);
+    const std::size_t B = encoder_outputs.shape(0), S = encoder_outputs.shape(1), H = encoder_outputs.shape(2);
+    BahdanauStep step;
+    step.concatenated = Tensor3::from_shape({B, S, 2 * H});
+    for (std::size_t b = 0; b < B; ++b) {
+        for (std::size_t s = 0; s < S; ++s) {
+            double* row = step.concatenated.data() + (b * S + s) * 2 * H;
+            const double* key = encoder_outputs.data() + (b * S + s) * H;
+            const double* query = decoder_output.data() + b * H;
+            std::copy(key, key + H, row);            // h̄_s first, as the seed notebook concatenates
+            std::copy(query, query + H, row + H);    // then h_t, repeated for every source position
+        }
+    }
+    step.preactivation = linear(step.concatenated, W1, b1, "W1");
+    step.hidden = xt::tanh(step.preactivation);
+    AttentionStep attended = attend_with_scores(output_layer(step.hidden, w2, b2), encoder_outputs);
+    step.scores = std::move(attended.scores);
+    step.weights = std::move(attended.weights);
+    step.context = std::move(attended.context);
+    return step;
+}
+
+BahdanauSplitScores bahdanau_split_scores(const Tensor3& encoder_outputs, const Matrix& decoder_output,
+                                          const Matrix& W1, const Vector& b1, const Matrix& w2, const Vector& b2) {
+    check_arguments("bahdanau_split_scores", encoder_outputs, decoder_output, W1, b1, w2, b2);
+    const std::size_t B = encoder_outputs.shape(0), S = encoder_outputs.shape(1), H = encoder_outputs.shape(2);
+    // W1 = [W_1 | W_2]: copy the two column blocks into contiguous (2H, H) matrices for BLAS.
+    Matrix W_encoder = Matrix::from_shape({2 * H, H}), W_decoder = Matrix::from_shape({2 * H, H});
+    for (std::size_t r = 0; r < 2 * H; ++r) {
+        std::copy(W1.data() + r * 2 * H, W1.data() + r * 2 * H + H, W_encoder.data() + r * H);
+        std::copy(W1.data() + r * 2 * H + H, W1.data() + (r + 1) * 2 * H, W_decoder.data() + r * H);
+    }
+    BahdanauSplitScores split;
+    split.encoder_projection = linear(encoder_outputs, W_encoder, "W1[:, :H]");
+    split.decoder_projection = linear(decoder_output, W_decoder, "W1[:, H:]");
+    split.preactivation = Tensor3::from_shape({B, S, 2 * H});
+    for (std::size_t b = 0; b < B; ++b) {
+        for (std::size_t s = 0; s < S; ++s) {
+            for (std::size_t j = 0; j < 2 * H; ++j) {
+                split.preactivation(b, s, j) = split.encoder_projection(b, s, j) + split.decoder_projection(b, j) + b1(j);
+            }
+        }
+    }
+    const Tensor3 hidden = xt::tanh(split.preactivation);
+    split.scores = output_layer(hidden, w2, b2);
+    return split;
+}
+
+}  // namespace attn

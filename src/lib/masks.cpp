@@ -1,0 +1,43 @@
+#include "attn/masks.hpp"
+
+#include <limits>
+#include <sstream>
+
+#include "attn/error.hpp"
+#include "attn/shape.hpp"
+
+namespace attn {
+
+Matrix causal_mask(std::size_t queries, std::size_t keys) {
+    Matrix mask = Matrix::from_shape({queries, keys});
+    for (std::size_t t = 0; t < queries; ++t) {
+        for (std::size_t s = 0; s < keys; ++s) {
+            mask(t, s) = is_future_key(t, s) ? -std::numeric_limits<double>::infinity() : 0.0;
+        }
+    }
+    return mask;
+}
+
+void check_attention_mask(const Matrix& attention_mask, const std::string& name) {
+    const std::size_t columns = attention_mask.shape(1);
+    for (std::size_t i = 0; i < attention_mask.size(); ++i) {
+        const double value = attention_mask.data()[i];
+        if (value == 0.0 || value == 1.0) continue;
+        std::ostringstream text;
+        text << name << " " << shape_string(attention_mask.shape()) << " holds " << value << " at ["
+             << i / columns << ", " << i % columns
+             << "]; an attention mask holds only 1 (attend to this key) and 0 (padding: ignore it)";
+        throw InputError(text.str());
+    }
+}
+
+Matrix padding_mask(const Matrix& attention_mask) {
+    check_attention_mask(attention_mask);
+    Matrix mask = Matrix::from_shape(attention_mask.shape());
+    for (std::size_t i = 0; i < attention_mask.size(); ++i) {
+        mask.data()[i] = attention_mask.data()[i] == 1.0 ? 0.0 : -std::numeric_limits<double>::infinity();
+    }
+    return mask;
+}
+
+}  // namespace attn

@@ -1,0 +1,83 @@
+// Lesson 3 — Bahdanau (additive) attention (lessons/03-bahdanau/README.md).
+//
+// Computes, for each example of the document (inputs encoder_outputs, decoder_output, W1, b1, w2, b2):
+//   concatenated, preactivation, hidden (B, S, 2H), scores, weights (B, S), context (B, H)
+//                                          attn::bahdanau_attention
+//   encoder_projection (B, S, 2H), decoder_projection (B, 2H), split_preactivation (B, S, 2H),
+//   split_scores (B, S)                    attn::bahdanau_split_scores, W1 cut into its two blocks
+//   reshaped, transposed (B, 2H, S)        the seed's `h.reshape(B, 2H, -1)` next to `h.transpose(1, 2)`
+//   reshape_weights (B, S)                 the weights the seed's reshape leads to (same W1, b1, w2, b2)
+// and, when the example has Luong's W (H, H):
+//   compared_weights (B, 3, S)             dot, general (lesson 2) and additive weights, one row each
+#include <xtensor/xmanipulation.hpp>
+#include <xtensor/xmath.hpp>
+
+#include "attn/bahdanau_attention.hpp"
+#include "attn/dot_attention.hpp"
+#include "attn/linear.hpp"
+#include "attn/luong_attention.hpp"
+#include "tutor/lessons.hpp"
+
+namespace attn::tutor {
+
+namespace {
+
+// The seed's first BaAttention reshapes h (B, S, 2H) to (B, 2H, S) and multiplies W1 by each
+// column. A reshape keeps the memory order, so each "column" is 2H consecutive numbers of the
+// flattened h[b] read with a stride of S: not one position's [h̄_s ; h_t] (unless S = 1).
+// Here the same W1, b1, w2, b2 are applied to those columns, so only the reshape differs.
+Matrix reshape_scores(const Tensor3& reshaped, const Matrix& W1, const Vector& b1, const Matrix& w2, const Vector& b2) {
+    const Tensor3 columns = xt::transpose(reshaped, {0, 2, 1});  // (B, S, 2H): the columns as rows
+    const Tensor3 hidden = xt::tanh(linear(columns, W1, b1, "W1"));
+    const Tensor3 scores = linear(hidden, w2, b2, "w2");  // (B, S, 1)
+    Matrix flat = Matrix::from_shape({scores.shape(0), scores.shape(1)});
+    std::copy(scores.begin(), scores.end(), flat.begin());
+    return flat;
+}
+
+}  // namespace
+
+NamedTensors lesson03_bahdanau(const std::string& /*example*/, const LessonInputs& inputs) {
+    const Tensor3 encoder_outputs = inputs.get("encoder_outputs", 3, "(B, S, H)");
+    const Matrix decoder_output = inputs.get("decoder_output", 2, "(B, H)");
+    const Matrix W1 = inputs.get("W1", 2, "(2H, 2H)");
+    const Vector b1 = inputs.get("b1", 1, "(2H)");
+    const Matrix w2 = inputs.get("w2", 2, "(1, 2H)");
+    const Vector b2 = inputs.get("b2", 1, "(1)");
+
+    const BahdanauStep step = bahdanau_attention(encoder_outputs, decoder_output, W1, b1, w2, b2);
+    NamedTensors out{{"concatenated", step.concatenated}, {"preactivation", step.preactivation},
+                     {"hidden", step.hidden},             {"scores", step.scores},
+                     {"weights", step.weights},           {"context", step.context}};
+
+    const BahdanauSplitScores split = bahdanau_split_scores(encoder_outputs, decoder_output, W1, b1, w2, b2);
+    out["encoder_projection"] = split.encoder_projection;
+    out["decoder_projection"] = split.decoder_projection;
+    out["split_preactivation"] = split.preactivation;
+    out["split_scores"] = split.scores;
+
+    const std::size_t B = encoder_outputs.shape(0), S = encoder_outputs.shape(1), H = encoder_outputs.shape(2);
+    Tensor3 reshaped = Tensor3::from_shape({B, 2 * H, S});  // the same numbers in the same order
+    std::copy(step.concatenated.begin(), step.concatenated.end(), reshaped.begin());
+    out["reshaped"] = reshaped;
+    out["transposed"] = Tensor3(xt::transpose(step.concatenated, {0, 2, 1}));
+    out["reshape_weights"] = attend_with_scores(reshape_scores(reshaped, W1, b1, w2, b2), encoder_outputs).weights;
+
+    if (inputs.has("W")) {
+        const Matrix W = inputs.get("W", 2, "(H, H)");
+        const Matrix dot_weights = dot_attention(encoder_outputs, decoder_output).weights;
+        const Matrix general_weights = luong_general_attention(encoder_outputs, decoder_output, W).weights;
+        Tensor3 compared = Tensor3::from_shape({B, 3, S});
+        for (std::size_t b = 0; b < B; ++b) {
+            for (std::size_t s = 0; s < S; ++s) {
+                compared(b, 0, s) = dot_weights(b, s);
+                compared(b, 1, s) = general_weights(b, s);
+                compared(b, 2, s) = step.weights(b, s);
+            }
+        }
+        out["compared_weights"] = compared;
+    }
+    return out;
+}
+
+}  // namespace attn::tutor

@@ -1,0 +1,38 @@
+#include "support/fixtures.hpp"
+
+#include <algorithm>
+#include <fstream>
+
+#include "attn/npy.hpp"
+
+namespace attn::testing {
+
+DynamicTensor load_tensor(const std::filesystem::path& path) {
+    const NpyArray array = read_npy(path.string());
+    DynamicTensor tensor = DynamicTensor::from_shape(array.shape);
+    std::copy(array.values.begin(), array.values.end(), tensor.begin());
+    return tensor;
+}
+
+std::map<std::string, std::string> read_key_values(const std::filesystem::path& path) {
+    std::map<std::string, std::string> values;
+    std::ifstream file(path);
+    for (std::string line; std::getline(file, line);) {
+        const auto equals = line.find('=');
+        if (equals != std::string::npos) values[line.substr(0, equals)] = line.substr(equals + 1);
+    }
+    return values;
+}
+
+std::vector<std::filesystem::path> fixture_cases(const std::string& module) {
+    std::vector<std::filesystem::path> cases;
+    for (const auto& entry : std::filesystem::directory_iterator(ATTN_SOURCE_DIR "/tests/data/compute")) {
+        const std::string name = entry.path().filename().string();
+        // "mha-" must not also pick up a module named "mha-something": the case names follow the module's.
+        if (name.rfind(module + "-", 0) == 0) cases.push_back(entry.path());
+    }
+    std::sort(cases.begin(), cases.end());
+    return cases;
+}
+
+}  // namespace attn::testing

@@ -1,0 +1,30 @@
+// tests/support/fixtures.hpp — reading the PyTorch fixtures of tests/data/compute.
+//
+// Each case is a folder MODULE-CASE/ with in/<name>.npy, expected/<name>.npy and, for modules
+// with options, options.txt (one key=value per line). tools/make_compute_fixtures.py writes them.
+//
+//   for (const auto& dir : attn::testing::fixture_cases("encoder-layer")) {
+//       auto x = attn::testing::load_tensor(dir / "in" / "x.npy");
+//       auto options = attn::testing::read_key_values(dir / "options.txt");   // {"heads": "2", ...}
+//   }
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "attn/tensor.hpp"
+
+namespace attn::testing {
+
+/// A .npy file as a tensor of doubles.
+DynamicTensor load_tensor(const std::filesystem::path& path);
+
+/// "key=value" lines; a missing file is an empty map.
+std::map<std::string, std::string> read_key_values(const std::filesystem::path& path);
+
+/// The case folders tests/data/compute/<module>-*, sorted by name.
+std::vector<std::filesystem::path> fixture_cases(const std::string& module);
+
+}  // namespace attn::testing

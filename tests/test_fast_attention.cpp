@@ -1,0 +1,370 @@
+// Tests for attn/fast_attention.hpp: the float32 fast path against PyTorch's outputs
+// (tests/data/fast_attention, made by tools/make_fast_attention_fixtures.py), against the readable
+// double-precision lesson path, and its masks, policies and shape errors. No timing here: speed is
+// measured by `attn bench` and bench/compare_pytorch.py.
+//
+// Tolerances. Against PyTorch: 1e-5 absolute + 1e-4 relative — both sides compute in float32, with
+// sums in different orders (OpenBLAS kernels, thread splits), which leaves differences of a few
+// float32 ulps (about 1e-7 relative) per operation; the fixtures' values are of order 1.
+// Against the lesson path (double): 1e-5 absolute, as the issue asks.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <string>
+
+#include <xtensor/xview.hpp>
+
+#include "attn/error.hpp"
+#include "attn/fast_attention.hpp"
+#include "attn/multi_head_attention.hpp"
+#include "attn/npy.hpp"
+#include "support/tensor_match.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+const std::string fixtures = ATTN_SOURCE_DIR "/tests/data/fast_attention";
+constexpr double pytorch_absolute = 1e-5, pytorch_relative = 1e-4;
+
+template <std::size_t N>
+xt::xtensor<float, N> load(const std::string& path) {
+    const attn::NpyArray array = attn::read_npy(path);
+    INFO(path);
+    REQUIRE(array.shape.size() == N);
+    std::array<std::size_t, N> shape;
+    std::copy(array.shape.begin(), array.shape.end(), shape.begin());
+    auto tensor = xt::xtensor<float, N>::from_shape(shape);
+    std::transform(array.values.begin(), array.values.end(), tensor.begin(), [](double v) { return float(v); });
+    return tensor;
+}
+
+std::map<std::string, std::string> read_case(const std::string& folder) {
+    std::map<std::string, std::string> meta;
+    std::ifstream file(folder + "/case.txt");
+    std::string line;
+    while (std::getline(file, line)) {
+        const auto equals = line.find(" = ");
+        if (equals != std::string::npos) meta[line.substr(0, equals)] = line.substr(equals + 3);
+    }
+    return meta;
+}
+
+std::vector<std::string> cases(const std::string& prefix) {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(fixtures)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind(prefix, 0) == 0) names.push_back(name);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+attn::FastAttentionParameters load_attention_parameters(const std::string& in) {
+    attn::FastAttentionParameters p;
+    p.w_q = load<2>(in + "/w_q.npy");
+    p.w_k = load<2>(in + "/w_k.npy");
+    p.w_v = load<2>(in + "/w_v.npy");
+    p.b_q = load<1>(in + "/b_q.npy");
+    p.b_k = load<1>(in + "/b_k.npy");
+    p.b_v = load<1>(in + "/b_v.npy");
+    if (fs::exists(in + "/w_o.npy")) p.w_o = load<2>(in + "/w_o.npy");
+    if (fs::exists(in + "/b_o.npy")) p.b_o = load<1>(in + "/b_o.npy");
+    return p;
+}
+
+// Restores the thread count a test changed.
+struct ThreadsGuard {
+    int previous = attn::fast_threads();
+    ~ThreadsGuard() { attn::set_fast_threads(previous); }
+};
+
+// Random float32 tensors of a given shape, uniform in [-1, 1], seeded.
+template <std::size_t N>
+xt::xtensor<float, N> random_tensor(std::mt19937& generator, const std::array<std::size_t, N>& shape, float scale = 1.0f) {
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    auto t = xt::xtensor<float, N>::from_shape(shape);
+    for (auto& v : t) v = uniform(generator) * scale;
+    return t;
+}
+
+attn::FastAttentionParameters random_parameters(std::mt19937& generator, std::size_t D, bool output_projection) {
+    const float scale = 1.0f / std::sqrt(float(D));
+    attn::FastAttentionParameters p;
+    p.w_q = random_tensor<2>(generator, {D, D}, scale);
+    p.w_k = random_tensor<2>(generator, {D, D}, scale);
+    p.w_v = random_tensor<2>(generator, {D, D}, scale);
+    p.b_q = random_tensor<1>(generator, {D}, scale);
+    p.b_k = random_tensor<1>(generator, {D}, scale);
+    p.b_v = random_tensor<1>(generator, {D}, scale);
+    if (output_projection) {
+        p.w_o = random_tensor<2>(generator, {D, D}, scale);
+        p.b_o = random_tensor<1>(generator, {D}, scale);
+    }
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("fast multi-head attention matches PyTorch on every fixture at 1 and 2 threads", "[fast_attention]") {
+    ThreadsGuard guard;
+    const auto names = cases("mha-");
+    REQUIRE(names.size() >= 10);
+    for (const int threads : {1, 2}) {
+        attn::set_fast_threads(threads);
+        for (const auto& name : names) {
+            const std::string folder = fixtures + "/" + name, in = folder + "/in";
+            const auto meta = read_case(folder);
+            INFO(name << " at " << threads << " threads");
+            attn::FastAttentionOptions options;
+            options.heads = std::stoul(meta.at("heads"));
+            options.causal = meta.at("causal") == "1";
+            if (fs::exists(in + "/mask.npy")) options.key_padding_mask = load<2>(in + "/mask.npy");
+            const auto query = load<3>(in + "/query.npy");
+            const auto key = load<3>(in + "/key.npy");
+            const auto value = load<3>(in + "/value.npy");
+            const auto result = attn::fast_multi_head_attention(query, key, value, load_attention_parameters(in), options);
+            CHECK_TENSOR_CLOSE(load<3>(folder + "/expected/output.npy"), result.output, pytorch_absolute, pytorch_relative);
+            CHECK_TENSOR_CLOSE(load<4>(folder + "/expected/weights.npy"), result.weights, pytorch_absolute, pytorch_relative);
+        }
+    }
+}
+
+TEST_CASE("fast encoder layer matches PyTorch post-norm and pre-norm with relu and gelu", "[fast_attention]") {
+    ThreadsGuard guard;
+    const auto names = cases("encoder-");
+    REQUIRE(names.size() >= 5);
+    for (const int threads : {1, 2}) {
+        attn::set_fast_threads(threads);
+        for (const auto& name : names) {
+            const std::string folder = fixtures + "/" + name, in = folder + "/in";
+            const auto meta = read_case(folder);
+            INFO(name << " at " << threads << " threads");
+            attn::FastEncoderLayerParameters p;
+            p.attention = load_attention_parameters(in);
+            p.norm1_weight = load<1>(in + "/norm1_weight.npy");
+            p.norm1_bias = load<1>(in + "/norm1_bias.npy");
+            p.norm2_weight = load<1>(in + "/norm2_weight.npy");
+            p.norm2_bias = load<1>(in + "/norm2_bias.npy");
+            p.linear1_weight = load<2>(in + "/linear1_weight.npy");
+            p.linear1_bias = load<1>(in + "/linear1_bias.npy");
+            p.linear2_weight = load<2>(in + "/linear2_weight.npy");
+            p.linear2_bias = load<1>(in + "/linear2_bias.npy");
+            attn::FastEncoderLayerOptions options;
+            options.heads = std::stoul(meta.at("heads"));
+            options.causal = meta.at("causal") == "1";
+            options.norm_first = meta.at("norm_first") == "1";
+            options.activation = attn::parse_activation(meta.at("activation"));
+            options.layer_norm_eps = std::stof(meta.at("layer_norm_eps"));
+            if (fs::exists(in + "/mask.npy")) options.key_padding_mask = load<2>(in + "/mask.npy");
+            const auto output = attn::fast_transformer_encoder_layer(load<3>(in + "/x.npy"), p, options);
+            CHECK_TENSOR_CLOSE(load<3>(folder + "/expected/output.npy"), output, pytorch_absolute, pytorch_relative);
+        }
+    }
+}
+
+TEST_CASE("the lesson path and the fast path of multi-head attention agree to 1e-5", "[fast_attention][lesson5]") {
+    std::mt19937 generator(5);
+    const std::size_t B = 3, T = 7, S = 9, D = 32, h = 4;
+    for (const bool output_projection : {true, false}) {
+        for (const bool causal : {false, true}) {
+            INFO("W_o " << output_projection << " causal " << causal);
+            const auto query = random_tensor<3>(generator, {B, T, D});
+            const auto key = random_tensor<3>(generator, {B, S, D});
+            const auto value = random_tensor<3>(generator, {B, S, D});
+            const auto fast = random_parameters(generator, D, output_projection);
+            attn::FloatMatrix mask = xt::ones<float>({B, S});
+            mask(1, 8) = mask(1, 7) = 0.0f;
+            mask(2, 3) = 0.0f;
+
+            attn::FastAttentionOptions fast_options;
+            fast_options.heads = h;
+            fast_options.causal = causal;
+            fast_options.key_padding_mask = mask;
+            const auto got = attn::fast_multi_head_attention(query, key, value, fast, fast_options);
+
+            attn::MultiHeadAttentionWeights lesson;
+            lesson.w_q = xt::cast<double>(fast.w_q);
+            lesson.w_k = xt::cast<double>(fast.w_k);
+            lesson.w_v = xt::cast<double>(fast.w_v);
+            lesson.b_q = xt::cast<double>(fast.b_q);
+            lesson.b_k = xt::cast<double>(fast.b_k);
+            lesson.b_v = xt::cast<double>(fast.b_v);
+            if (output_projection) {
+                lesson.w_o = attn::Matrix(xt::cast<double>(fast.w_o));
+                lesson.b_o = attn::Vector(xt::cast<double>(fast.b_o));
+            }
+            attn::AttentionOptions lesson_options;
+            lesson_options.causal = causal;
+            lesson_options.attention_mask = attn::Matrix(xt::cast<double>(mask));
+            const auto expected = attn::multi_head_attention(attn::Tensor3(xt::cast<double>(query)),
+                                                             attn::Tensor3(xt::cast<double>(key)),
+                                                             attn::Tensor3(xt::cast<double>(value)), lesson, h,
+                                                             lesson_options);
+            CHECK_TENSOR_CLOSE(expected.weights, got.weights, 1e-5, 0.0);
+            CHECK_TENSOR_CLOSE(expected.output, got.output, 1e-5, 0.0);
+        }
+    }
+}
+
+TEST_CASE("fast attention gives zero weights and a zero context to a query with no key to attend", "[fast_attention]") {
+    std::mt19937 generator(7);
+    const std::size_t B = 2, T = 3, D = 8;
+    const auto x = random_tensor<3>(generator, {B, T, D});
+    const auto p = random_parameters(generator, D, true);
+    attn::FastAttentionOptions options;
+    options.heads = 2;
+    options.key_padding_mask = xt::ones<float>({B, T});
+    options.key_padding_mask(1, 0) = options.key_padding_mask(1, 1) = options.key_padding_mask(1, 2) = 0.0f;
+    const auto r = attn::fast_multi_head_attention(x, x, x, p, options);
+    // Batch 1 has no key at all: every weight is 0 and the output is the output bias alone.
+    CHECK_TENSOR_CLOSE(attn::FloatTensor3(xt::zeros<float>({2, 3, 3})), xt::view(r.weights, 1), 0.0, 0.0);
+    for (std::size_t t = 0; t < T; ++t) CHECK_TENSOR_CLOSE(p.b_o, xt::view(r.output, 1, t), 0.0, 0.0);
+    // Batch 0 is untouched by batch 1's mask: its rows sum to 1.
+    const attn::FloatMatrix sums = xt::sum(xt::view(r.weights, 0), {2}, xt::evaluation_strategy::immediate);
+    CHECK_TENSOR_CLOSE(attn::FloatMatrix(xt::ones<float>({2, 3})), sums, 1e-6, 0.0);
+    CHECK(xt::all(xt::isfinite(r.output)));
+
+    // Causal with the first key padded: query 0 sees only key 0, which is padding.
+    attn::FastAttentionOptions causal;
+    causal.heads = 2;
+    causal.causal = true;
+    causal.key_padding_mask = xt::ones<float>({B, T});
+    causal.key_padding_mask(0, 0) = 0.0f;
+    const auto c = attn::fast_multi_head_attention(x, x, x, p, causal);
+    CHECK(c.weights(0, 0, 0, 0) == 0.0f);
+    CHECK(c.weights(0, 1, 0, 2) == 0.0f);
+    CHECK(c.weights(0, 0, 1, 1) == Approx(1.0f));  // query 1 sees keys 0 (padding) and 1: all on key 1
+    CHECK(xt::all(xt::isfinite(c.output)));
+}
+
+TEST_CASE("fast attention without kept weights and with a reused workspace gives the same output", "[fast_attention]") {
+    std::mt19937 generator(11);
+    const auto p = random_parameters(generator, 16, true);
+    attn::FastAttentionOptions options;
+    options.heads = 4;
+    attn::FastAttentionResult result;
+    attn::FastAttentionWorkspace workspace;
+    // Shapes that change from call to call: the workspace grows and shrinks without stale values.
+    for (const std::size_t T : {5, 12, 3}) {
+        INFO("T = " << T);
+        const auto x = random_tensor<3>(generator, {2, T, 16});
+        const auto reference = attn::fast_multi_head_attention(x, x, x, p, options);
+        options.need_weights = true;
+        attn::fast_multi_head_attention_into(x, x, x, p, options, result, workspace);
+        CHECK_TENSOR_CLOSE(reference.output, result.output, 0.0, 0.0);
+        CHECK_TENSOR_CLOSE(reference.weights, result.weights, 0.0, 0.0);
+        options.need_weights = false;
+        attn::fast_multi_head_attention_into(x, x, x, p, options, result, workspace);
+        CHECK_TENSOR_CLOSE(reference.output, result.output, 1e-6, 0.0);
+        CHECK(result.weights.size() == 0);
+        options.need_weights = true;
+    }
+}
+
+TEST_CASE("fast attention keeps NaN in the rows it reaches and nowhere else", "[fast_attention]") {
+    std::mt19937 generator(13);
+    auto query = random_tensor<3>(generator, {2, 3, 8});
+    const auto key = random_tensor<3>(generator, {2, 4, 8});
+    const auto p = random_parameters(generator, 8, false);
+    query(0, 1, 2) = std::nanf("");
+    attn::FastAttentionOptions options;
+    options.heads = 2;
+    const auto r = attn::fast_multi_head_attention(query, key, key, p, options);
+    CHECK(xt::all(xt::isnan(xt::view(r.output, 0, 1))));
+    CHECK(xt::all(xt::isnan(xt::view(r.weights, 0, xt::all(), 1))));
+    CHECK(xt::all(xt::isfinite(xt::view(r.output, 0, 0))));
+    CHECK(xt::all(xt::isfinite(xt::view(r.output, 1))));
+}
+
+TEST_CASE("fast attention names each argument and its shape when they do not fit", "[fast_attention][errors]") {
+    std::mt19937 generator(17);
+    const auto x = random_tensor<3>(generator, {2, 3, 8});
+    const auto p = random_parameters(generator, 8, true);
+    attn::FastAttentionOptions options;
+    options.heads = 3;
+    CHECK_THROWS_WITH(attn::fast_multi_head_attention(x, x, x, p, options),
+                      Catch::Contains("heads = 3 must divide d_model D = 8"));
+    options.heads = 0;
+    CHECK_THROWS_AS(attn::fast_multi_head_attention(x, x, x, p, options), attn::ShapeError);
+    options.heads = 2;
+
+    auto bad = p;
+    bad.w_k = random_tensor<2>(generator, {8, 6});
+    CHECK_THROWS_WITH(attn::fast_multi_head_attention(x, x, x, bad, options),
+                      Catch::Contains("w_k has shape (8, 6) but must be (D, D) = (8, 8)"));
+    bad = p;
+    bad.b_o = random_tensor<1>(generator, {7});
+    CHECK_THROWS_WITH(attn::fast_multi_head_attention(x, x, x, bad, options), Catch::Contains("b_o has shape (7)"));
+    bad = p;
+    bad.w_o = attn::FloatMatrix();
+    CHECK_THROWS_WITH(attn::fast_multi_head_attention(x, x, x, bad, options),
+                      Catch::Contains("an output bias needs an output projection"));
+
+    const auto key = random_tensor<3>(generator, {2, 5, 8});
+    const auto value = random_tensor<3>(generator, {2, 4, 8});
+    CHECK_THROWS_WITH(attn::fast_multi_head_attention(x, key, value, p, options),
+                      Catch::Contains("value has shape (2, 4, 8) but key has shape (2, 5, 8)"));
+    CHECK_THROWS_WITH(attn::fast_multi_head_attention(x, random_tensor<3>(generator, {2, 5, 6}), value, p, options),
+                      Catch::Contains("key has shape (2, 5, 6) but query has shape (2, 3, 8)"));
+    CHECK_THROWS_WITH(attn::fast_multi_head_attention(attn::FloatTensor3::from_shape({2, 0, 8}), x, x, p, options),
+                      Catch::Contains("query has shape (2, 0, 8)") && Catch::Contains("at least 1"));
+    options.key_padding_mask = xt::ones<float>({2, 4});
+    CHECK_THROWS_WITH(attn::fast_multi_head_attention(x, x, x, p, options),
+                      Catch::Contains("key_padding_mask has shape (2, 4) but must be (B, S) = (2, 3)"));
+}
+
+TEST_CASE("fast encoder layer names the parameter whose shape does not fit", "[fast_attention][errors]") {
+    std::mt19937 generator(19);
+    const std::size_t D = 8, F = 12;
+    attn::FastEncoderLayerParameters p;
+    p.attention = random_parameters(generator, D, true);
+    p.norm1_weight = p.norm2_weight = xt::ones<float>({D});
+    p.norm1_bias = p.norm2_bias = xt::zeros<float>({D});
+    p.linear1_weight = random_tensor<2>(generator, {F, D});
+    p.linear1_bias = random_tensor<1>(generator, {F});
+    p.linear2_weight = random_tensor<2>(generator, {D, F});
+    p.linear2_bias = random_tensor<1>(generator, {D});
+    attn::FastEncoderLayerOptions options;
+    options.heads = 2;
+    const auto x = random_tensor<3>(generator, {2, 3, D});
+    CHECK_NOTHROW(attn::fast_transformer_encoder_layer(x, p, options));
+
+    auto bad = p;
+    bad.linear2_weight = random_tensor<2>(generator, {D, F + 1});
+    CHECK_THROWS_WITH(attn::fast_transformer_encoder_layer(x, bad, options),
+                      Catch::Contains("linear2_weight has shape (8, 13)") && Catch::Contains("(8, 12)"));
+    bad = p;
+    bad.norm2_bias = xt::zeros<float>({D + 1});
+    CHECK_THROWS_WITH(attn::fast_transformer_encoder_layer(x, bad, options),
+                      Catch::Contains("norm2_bias has shape (9) but must be (D) = (8)"));
+    bad = p;
+    bad.attention.w_o = attn::FloatMatrix();
+    bad.attention.b_o = attn::FloatVector();
+    CHECK_THROWS_WITH(attn::fast_transformer_encoder_layer(x, bad, options), Catch::Contains("w_o has shape"));
+    options.key_padding_mask = xt::ones<float>({2, 4});
+    CHECK_THROWS_WITH(attn::fast_transformer_encoder_layer(x, p, options),
+                      Catch::Contains("key_padding_mask has shape (2, 4) but must be (B, T) = (2, 3)"));
+    options.key_padding_mask = attn::FloatMatrix();
+    options.layer_norm_eps = 0.0f;
+    CHECK_THROWS_AS(attn::fast_transformer_encoder_layer(x, p, options), attn::InputError);
+}
+
+TEST_CASE("fast attention thread settings refuse fewer than one thread", "[fast_attention][errors]") {
+    ThreadsGuard guard;
+    CHECK_THROWS_AS(attn::set_fast_threads(0), attn::InputError);
+    attn::set_fast_threads(2);
+    CHECK(attn::fast_threads() == 2);
+}
+
+TEST_CASE("fast attention FLOP counts add up the matrix products", "[fast_attention]") {
+    // Seed 000's shape with an output projection: 8·B·T·D² + 4·B·T²·D.
+    CHECK(attn::fast_attention_flops(8, 300, 300, 768, true) == Approx(8.0 * 8 * 300 * 768 * 768 + 4.0 * 8 * 300 * 300 * 768));
+    CHECK(attn::fast_attention_flops(1, 2, 3, 4, false) == Approx(2.0 * 2 * 16 + 4.0 * 3 * 16 + 4.0 * 2 * 3 * 4));
+    CHECK(attn::fast_encoder_layer_flops(8, 128, 512, 2048) ==
+          Approx(attn::fast_attention_flops(8, 128, 128, 512, true) + 4.0 * 8 * 128 * 512 * 2048));
+}
