@@ -3,9 +3,9 @@
 // inputs, including B = 1 and S = 1.
 #include <random>
 
-#include "attn/mistakes.hpp"
 #include "exercise.hpp"
 #include "exercise_checker.hpp"
+#include "known_mistakes.hpp"
 #include "tutor/lesson_document.hpp"
 
 using namespace attn;
@@ -13,19 +13,8 @@ using namespace attn::exercises;
 
 namespace {
 
-Steps steps_of(const AttentionStep& expected, const AttentionStep& got) {
-    return {{"scores", expected.scores, got.scores}, {"weights", expected.weights, got.weights}, {"context", expected.context, got.context}};
-}
-
-std::vector<DynamicTensor> values_of(const AttentionStep& step) { return {step.scores, step.weights, step.context}; }
-
-Mistakes lesson1_mistakes(const Tensor3& encoder_outputs, const Matrix& decoder_output) {
-    return {{"the softmax ran over the batch axis (dim=0) instead of over the source positions (dim=1): "
-             "each row of weights must sum to 1.",
-             values_of(mistakes::dot_attention_softmax_over_batch(encoder_outputs, decoder_output))},
-            {"the raw scores were used as weights: the softmax step is missing.",
-             values_of(mistakes::dot_attention_without_softmax(encoder_outputs, decoder_output))}};
-}
+using exercise01::known_mistakes;
+using exercise01::steps_of;
 
 void random_case(ExerciseChecker& checker, const std::string& name, std::size_t B, std::size_t S, std::size_t H,
                  unsigned seed) {
@@ -37,7 +26,7 @@ void random_case(ExerciseChecker& checker, const std::string& name, std::size_t 
     for (double& v : decoder_output) v = normal(generator);
     checker.run_case(
         name, [&] { return steps_of(dot_attention(encoder_outputs, decoder_output), exercise::dot_attention(encoder_outputs, decoder_output)); },
-        [&] { return lesson1_mistakes(encoder_outputs, decoder_output); });
+        [&] { return known_mistakes(encoder_outputs, decoder_output); });
 }
 
 }  // namespace
@@ -63,7 +52,7 @@ int main() {
             }
             return steps;
         },
-        [&] { return lesson1_mistakes(encoder_outputs, decoder_output); }, {1e-6, 1e-6});
+        [&] { return known_mistakes(encoder_outputs, decoder_output); }, {1e-6, 1e-6});
     random_case(checker, "random inputs, B = 3, S = 5, H = 4 (compared with the library)", 3, 5, 4, 1);
     random_case(checker, "a batch of one, B = 1, S = 4, H = 3", 1, 4, 3, 2);
     random_case(checker, "a single source position, B = 2, S = 1, H = 5", 2, 1, 5, 3);
