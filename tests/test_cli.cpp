@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "attn/npy.hpp"
+#include "support/fixtures.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 #include "support/tensor_match.hpp"
@@ -590,4 +591,65 @@ TEST_CASE("cli - run mha refuses bad options with exit 2", "[cli][run][errors]")
         CHECK(no_abort(r));
         CHECK_THAT(r.err, Catch::Contains(message));
     }
+}
+
+TEST_CASE("cli - compute encoder-layer matches torch.nn.TransformerEncoderLayer with its options", "[cli][compute]") {
+    TempDir out;
+    struct Case {
+        std::string name;
+        std::vector<std::string> options;
+    };
+    const std::vector<Case> cases = {
+        {"encoder-layer-post-relu", {"--heads", "2"}},
+        {"encoder-layer-pre-gelu", {"--heads", "3", "--norm-first", "--activation", "gelu"}},
+        {"encoder-layer-padding", {"--heads", "2"}},
+        {"encoder-layer-eps", {"--heads", "1", "--eps", "0.01"}},
+        {"encoder-layer-b1-t1", {"--heads", "2", "--norm-first", "--activation", "gelu"}},
+    };
+    for (const auto& c : cases) {
+        std::vector<std::string> arguments = {"compute", "encoder-layer", "--in", fixtures + "/" + c.name + "/in",
+                                              "--out", out.path() + "/" + c.name};
+        arguments.insert(arguments.end(), c.options.begin(), c.options.end());
+        const auto r = run_attn(arguments);
+        INFO(c.name << "\n" << r.out << r.err);
+        REQUIRE(r.exit_code == 0);
+        const auto got = attn::testing::load_tensor(out.path() + "/" + c.name + "/output.npy");
+        const auto expected = attn::testing::load_tensor(fixtures + "/" + c.name + "/expected/output.npy");
+        CHECK_TENSOR_CLOSE(expected, got, 2e-5, 1e-4);
+    }
+    CHECK_THAT(run_attn({"compute", "--help"}).out,
+               Catch::Contains("linear1_weight (F, D)") && Catch::Contains("--norm-first --eps X (default 1e-5)"));
+}
+
+TEST_CASE("cli - compute encoder-layer bad input is exit 2 naming the tensor and the problem", "[cli][compute][errors]") {
+    TempDir dir;
+    const std::string in = dir.path() + "/in", out = dir.path() + "/out";
+    fs::create_directories(in);
+    for (const auto& entry : fs::directory_iterator(fixtures + "/encoder-layer-post-relu/in")) {
+        fs::copy_file(entry.path(), in + "/" + entry.path().filename().string());
+    }
+    auto expect_error = [&](std::vector<std::string> options, const std::vector<std::string>& fragments) {
+        std::vector<std::string> arguments = {"compute", "encoder-layer", "--in", in, "--out", out};
+        arguments.insert(arguments.end(), options.begin(), options.end());
+        const auto r = run_attn(arguments);
+        INFO(r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(no_abort(r));
+        for (const auto& fragment : fragments) CHECK_THAT(r.err, Catch::Contains(fragment));
+        CHECK_FALSE(fs::exists(out));
+    };
+    expect_error({"--heads", "2", "--eps", "0"}, {"--eps must be a positive number"});
+    expect_error({"--heads", "2", "--eps", "-1e-5"}, {"--eps must be a positive number"});
+    expect_error({"--heads", "2", "--activation", "swish"}, {"unknown activation 'swish'; expected relu or gelu"});
+    expect_error({}, {"encoder-layer needs the number of heads"});
+    expect_error({"--heads", "3"}, {"not a multiple of the number of heads h = 3"});
+    fs::create_directories(dir.path() + "/dot");
+    write_lesson_inputs(dir.path() + "/dot");
+    const auto dot = run_attn({"compute", "dot", "--in", dir.path() + "/dot", "--out", out, "--norm-first"});
+    CHECK(dot.exit_code == 2);
+    CHECK_THAT(dot.err, Catch::Contains("--norm-first, --eps and --activation are for encoder-layer"));
+    save(in + "/linear2_weight.npy", {8, 15}, std::vector<double>(120, 0.1));  // F is 16
+    expect_error({"--heads", "2"}, {"linear1_weight (16, 8) (F, D) has F = 16", "linear2_weight (8, 15) (D, F) has F = 15"});
+    fs::remove(in + "/norm2_bias.npy");
+    expect_error({"--heads", "2"}, {"missing input file", "norm2_bias.npy", "norm2.bias"});
 }

@@ -74,9 +74,11 @@ std::string describe_compute_modules() {
         for (const auto& spec : module.outputs) {
             text += "      " + spec.name + " " + tutor::dimension_legend(spec) + "  " + spec.meaning + "\n";
         }
-        if (module.uses_heads || module.uses_causal) {
+        if (module.uses_heads || module.uses_causal || module.uses_layer_options) {
             text += std::string("    options:") + (module.uses_heads ? " --heads h (required)" : "") +
-                    (module.uses_causal ? " --causal" : "") + "\n";
+                    (module.uses_causal ? " --causal" : "") +
+                    (module.uses_layer_options ? " --norm-first --eps X (default 1e-5) --activation relu|gelu (default relu)" : "") +
+                    "\n";
         }
     }
     return text;
@@ -87,6 +89,9 @@ int run_compute(const GlobalOptions&, const ComputeOptions& options) {
     tutor::ComputeOptions module_options;
     module_options.heads = options.heads;
     module_options.causal = options.causal;
+    module_options.norm_first = options.norm_first;
+    module_options.eps = options.eps;
+    module_options.activation = options.activation;
     tutor::check_compute_options(module, module_options);  // before any file is read
     std::error_code error;
     if (!fs::is_directory(options.in_dir, error)) {

@@ -38,6 +38,9 @@ struct ComputeOptions {
     std::string out_dir;
     int heads = 0;        // --heads h (mha); 0 = not given
     bool causal = false;  // --causal (self-attention, mha)
+    bool norm_first = false;    // --norm-first (encoder-layer)
+    std::optional<double> eps;  // --eps (encoder-layer)
+    std::string activation;     // --activation relu|gelu (encoder-layer)
 };
 int run_compute(const GlobalOptions& global, const ComputeOptions& options);
 

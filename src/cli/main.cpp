@@ -63,6 +63,10 @@ CLI::App* setup_compute(CLI::App& app, ComputeOptions& options) {
         ->check(at_least_one);
     command->add_flag("--causal", options.causal,
                       "Hide from query t every key s > t (self-attention and mha; with T != S as torch.triu(ones(T, S), 1))");
+    command->add_flag("--norm-first", options.norm_first, "Pre-norm: x + sublayer(norm(x)) (encoder-layer)");
+    command->add_option_function<double>(
+        "--eps", [&options](const double& value) { options.eps = value; }, "Layer norm eps, > 0 (encoder-layer; default 1e-5)");
+    command->add_option("--activation", options.activation, "relu or gelu, the exact erf form (encoder-layer; default relu)");
     command->footer(describe_compute_modules() +
                     "\nOutputs are float32 when every input is float32, float64 otherwise. Either all outputs are\n"
                     "written or none. Exit code 0 on success, 2 on bad input.");

@@ -7,6 +7,7 @@
 
 #include "attn/bahdanau_attention.hpp"
 #include "attn/dot_attention.hpp"
+#include "attn/encoder_layer.hpp"
 #include "attn/error.hpp"
 #include "attn/luong_attention.hpp"
 #include "attn/multi_head_attention.hpp"
@@ -62,6 +63,35 @@ NamedTensors run_mha(const NamedTensors& inputs, const ComputeOptions& options) 
         multi_head_attention(Tensor3(inputs.at("query")), Tensor3(inputs.at("key")), Tensor3(inputs.at("value")), w,
                              static_cast<std::size_t>(options.heads), attention);
     return {{"output", r.output}, {"weights", r.weights}};
+}
+
+// Lesson 6: one torch.nn.TransformerEncoderLayer(dropout=0.0, batch_first=True), with the
+// state_dict's names (dots turned into underscores, in_proj split into q, k, v).
+NamedTensors run_encoder_layer(const NamedTensors& inputs, const ComputeOptions& options) {
+    EncoderLayerWeights w;
+    w.attention.w_q = inputs.at("w_q");
+    w.attention.w_k = inputs.at("w_k");
+    w.attention.w_v = inputs.at("w_v");
+    w.attention.w_o = Matrix(inputs.at("w_o"));
+    w.attention.b_q = inputs.at("b_q");
+    w.attention.b_k = inputs.at("b_k");
+    w.attention.b_v = inputs.at("b_v");
+    w.attention.b_o = Vector(inputs.at("b_o"));
+    w.norm1_weight = inputs.at("norm1_weight");
+    w.norm1_bias = inputs.at("norm1_bias");
+    w.norm2_weight = inputs.at("norm2_weight");
+    w.norm2_bias = inputs.at("norm2_bias");
+    w.linear1_weight = inputs.at("linear1_weight");
+    w.linear1_bias = inputs.at("linear1_bias");
+    w.linear2_weight = inputs.at("linear2_weight");
+    w.linear2_bias = inputs.at("linear2_bias");
+    EncoderLayerOptions layer;
+    layer.heads = static_cast<std::size_t>(options.heads);
+    layer.norm_first = options.norm_first;
+    layer.eps = options.eps.value_or(default_layer_norm_eps);
+    layer.activation = options.activation.empty() ? Activation::relu : parse_activation(options.activation);
+    if (inputs.count("attention_mask")) layer.attention_mask = Matrix(inputs.at("attention_mask"));
+    return {{"output", transformer_encoder_layer(Tensor3(inputs.at("x")), w, layer).output}};
 }
 
 std::vector<std::string> split_dimensions(const std::string& dimensions) {
@@ -149,6 +179,33 @@ const std::vector<ComputeModule>& compute_modules() {
           {"weights", "B,h,T,S", true, "every head's weights; a query whose keys are all masked gets zeros"}},
          run_mha,
          true,
+         true},
+        {"encoder-layer",
+         "lesson 6: a Transformer encoder layer, as torch.nn.TransformerEncoderLayer(D, h, F, dropout=0.0, "
+         "batch_first=True) (--heads h required; --norm-first, --eps, --activation optional)",
+         6,
+         {{"x", "B,T,D", true, "the input tokens"},
+          {"w_q", "D,D", true, "self_attn.in_proj_weight rows 0..D-1 (out, in)"},
+          {"b_q", "D", true, "self_attn.in_proj_bias entries 0..D-1"},
+          {"w_k", "D,D", true, "self_attn.in_proj_weight rows D..2D-1"},
+          {"b_k", "D", true, "self_attn.in_proj_bias entries D..2D-1"},
+          {"w_v", "D,D", true, "self_attn.in_proj_weight rows 2D..3D-1"},
+          {"b_v", "D", true, "self_attn.in_proj_bias entries 2D..3D-1"},
+          {"w_o", "D,D", true, "self_attn.out_proj.weight"},
+          {"b_o", "D", true, "self_attn.out_proj.bias"},
+          {"norm1_weight", "D", true, "norm1.weight"},
+          {"norm1_bias", "D", true, "norm1.bias"},
+          {"norm2_weight", "D", true, "norm2.weight"},
+          {"norm2_bias", "D", true, "norm2.bias"},
+          {"linear1_weight", "F,D", true, "linear1.weight"},
+          {"linear1_bias", "F", true, "linear1.bias"},
+          {"linear2_weight", "D,F", true, "linear2.weight"},
+          {"linear2_bias", "D", true, "linear2.bias"},
+          {"attention_mask", "B,T", false, "1 = attend, 0 = padding (PyTorch's src_key_padding_mask inverted)"}},
+         {{"output", "B,T,D", true, "the layer's output"}},
+         run_encoder_layer,
+         true,
+         false,
          true},
     };
     return modules;
@@ -247,6 +304,16 @@ void check_compute_options(const ComputeModule& module, const ComputeOptions& op
     if (!module.uses_heads && options.heads != 0) {
         throw InputError(module.name + " has no heads: --heads is for " + modules_with(&ComputeModule::uses_heads) +
                          "; remove it");
+    }
+    if (module.uses_layer_options) {
+        if (options.eps && !(*options.eps > 0.0 && std::isfinite(*options.eps))) {
+            throw InputError("--eps must be a positive number (the layer norm's eps, default 1e-5), got " +
+                             std::to_string(*options.eps));
+        }
+        if (!options.activation.empty()) parse_activation(options.activation);  // "unknown activation 'x'; ..."
+    } else if (options.norm_first || options.eps || !options.activation.empty()) {
+        throw InputError(module.name + " has no layer norm or feed-forward network: --norm-first, --eps and "
+                         "--activation are for " + modules_with(&ComputeModule::uses_layer_options) + "; remove them");
     }
     if (!module.uses_causal && options.causal) {
         throw InputError(module.name + " has no causal mask: --causal is for " +

@@ -10,6 +10,7 @@
 //   out["context"];   // (B, H)
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,10 @@ struct TensorSpec {
 struct ComputeOptions {
     int heads = 0;        // --heads h: the number of heads (mha); 0 = not given
     bool causal = false;  // --causal: hide keys s > t from query t (self-attention, mha)
+    // The encoder layer's options (ComputeModule::uses_layer_options):
+    bool norm_first = false;    // --norm-first: pre-norm instead of post-norm
+    std::optional<double> eps;  // --eps: layer norm eps, > 0; absent: 1e-5
+    std::string activation;     // --activation relu|gelu; empty: relu
 };
 
 struct ComputeModule {
@@ -41,6 +46,7 @@ struct ComputeModule {
     NamedTensors (*run)(const NamedTensors& inputs, const ComputeOptions& options) = nullptr;
     bool uses_heads = false;   // needs --heads (and refuses to run without it)
     bool uses_causal = false;  // accepts --causal
+    bool uses_layer_options = false;  // accepts --norm-first, --eps and --activation (encoder-layer)
 };
 
 const std::vector<ComputeModule>& compute_modules();
