@@ -40,3 +40,20 @@ TEST_CASE("labels that do not fit the grid are an input error", "[heatmap][error
     CHECK_THROWS_AS(render_heatmap(Terminal{}, attn::Matrix({{0.1, 0.9}}), {"a", "b"}, {}), attn::InputError);
     CHECK_THROWS_WITH(render_heatmaps(Terminal{}, xt::zeros<double>({1, 1, 1, 1, 1})), Catch::Contains("rank 5"));
 }
+
+TEST_CASE("long labels are shortened when the grid would not fit the terminal", "[heatmap]") {
+    CHECK(shorten_label("caminando", 7) == "camina…");
+    CHECK(shorten_label("perro", 7) == "perro");
+    CHECK(shorten_label("ñandúes", 4) == "ñan…");  // counted in columns, not bytes
+    const std::vector<std::string> words = {"El", "perro", "caminando", "sobre", "el", "pasto", "verde", "hoy"};
+    const attn::Matrix uniform = xt::ones<double>({8, 8}) / 8.0;
+    const std::string text = render_heatmap(Terminal{}, uniform, words, words);
+    CHECK_THAT(text, Catch::Contains(" camina…") && Catch::Contains("  caminando ░0.1250"));
+    std::size_t widest = 0;
+    for (std::size_t start = 0, end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
+        widest = std::max(widest, visible_width(text.substr(start, end - start)));
+    }
+    CHECK(widest <= 80);
+    // A grid that fits keeps its labels whole.
+    CHECK_THAT(render_heatmap(Terminal{}, attn::Matrix({{0.5, 0.5}}), {"q"}, {"caminando", "el"}), Catch::Contains("caminando"));
+}

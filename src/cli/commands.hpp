@@ -81,4 +81,30 @@ std::string describe_bench_modules();
 /// The text that `attn compute --help` adds after the options: every module and its tensors.
 std::string describe_compute_modules();
 
+/// Where `attn heatmap` and `attn view` get their weights (command_view.cpp): a sentence, run
+/// through untrained multi-head self-attention, or a .npy file with optional token files.
+struct AttentionSourceOptions {
+    std::optional<std::string> sentence;  // --sentence: words split at whitespace (given but empty: an error)
+    std::string weights;                  // --weights FILE.npy: (T, S), (B, T, S) or (B, h, T, S)
+    std::string tokens;                   // --tokens FILE: one per line; the queries' (and keys' when T = S)
+    std::string key_tokens;               // --key-tokens FILE: the keys' tokens when T != S
+    std::size_t heads = 8;                // --heads h (sentence); must divide d_model
+    std::size_t d_model = 64;             // --d-model D (sentence)
+    unsigned long long seed = 0;          // --seed for W_q, W_k, W_v (sentence)
+};
+
+struct HeatmapOptions {
+    AttentionSourceOptions source;
+};
+int run_heatmap(const GlobalOptions& global, const HeatmapOptions& options);
+
+struct ViewOptions {
+    AttentionSourceOptions source;
+    std::string html;      // --html FILE: the self-contained page
+    std::string svg;       // --svg FILE: one head's heatmap
+    std::size_t item = 0;  // --item: which sequence of a batch
+    std::size_t head = 0;  // --head: the head the page shows first, and the one the SVG draws
+};
+int run_view(const GlobalOptions& global, const ViewOptions& options);
+
 }  // namespace attn::cli

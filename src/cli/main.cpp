@@ -125,6 +125,56 @@ CLI::App* setup_bench(CLI::App& app, BenchOptions& options) {
     return command;
 }
 
+// The options `attn heatmap` and `attn view` share: where the weights come from.
+void add_attention_source(CLI::App* command, AttentionSourceOptions& options) {
+    // A function option, so that --sentence "" is told apart from no --sentence (and refused).
+    auto* sentence = command->add_option_function<std::string>(
+        "--sentence", [&options](const std::string& text) { options.sentence = text; },
+        "Words to run through untrained multi-head self-attention (split at spaces)");
+    auto* weights = command->add_option("--weights", options.weights,
+                                        "A .npy file of attention weights: (T, S), (B, T, S) or (B, h, T, S), as "
+                                        "'attn compute mha' writes them; rows must sum to 1");
+    sentence->excludes(weights);
+    command->add_option("--tokens", options.tokens, "With --weights: a text file, one token per line (the queries'; also the keys' when T = S)")
+        ->needs(weights);
+    command->add_option("--key-tokens", options.key_tokens, "With --weights and T != S: the keys' tokens, one per line")
+        ->needs(weights);
+    for (auto* model_option :
+         {command->add_option("--heads", options.heads, "With --sentence: h, the number of heads; must divide D")
+              ->check(at_least_one)
+              ->capture_default_str(),
+          command->add_option("--d-model", options.d_model, "With --sentence: D, the embedding width")
+              ->check(at_least_one)
+              ->capture_default_str(),
+          command->add_option("--seed", options.seed, "With --sentence: the seed of W_q, W_k and W_v")->capture_default_str()}) {
+        model_option->excludes(weights);
+    }
+}
+
+CLI::App* setup_heatmap(CLI::App& app, HeatmapOptions& options) {
+    auto* command = app.add_subcommand("heatmap", "Show attention weights as shaded grids in the terminal, one per head");
+    add_attention_source(command, options.source);
+    command->footer("Cells are shaded by weight: 256-colour on a terminal, block characters ' ░▒▓█' when NO_COLOR is set\n"
+                    "or the output is not a terminal. A weights file must hold values in [0, 1] whose rows sum to 1\n"
+                    "(within 0.01; a row of zeros, a fully masked query, is allowed).\n"
+                    "Exit code 0 on success, 2 on bad input (a malformed weights file, tokens that do not match it).");
+    return command;
+}
+
+CLI::App* setup_view(CLI::App& app, ViewOptions& options) {
+    auto* command = app.add_subcommand("view", "Write attention weights as a self-contained HTML page (head view, a heatmap per head) or an SVG heatmap");
+    add_attention_source(command, options.source);
+    command->add_option("--html", options.html, "Write the page here: one file, no network needed, open it in any browser");
+    command->add_option("--svg", options.svg, "Write one head's heatmap here as SVG, for slides and papers");
+    command->add_option("--head", options.head, "The head the page shows first and the SVG draws (from 0)")->capture_default_str();
+    command->add_option("--item", options.item, "Which sequence of a batch of weights to draw (from 0)")->capture_default_str();
+    command->footer("Example: attn view --sentence \"El perro va caminando sobre el pasto\" --seed 1 --html out.html\n"
+                    "A weights file must hold values in [0, 1] whose rows sum to 1 (within 0.01; a row of zeros is allowed);\n"
+                    "at most 128 queries and keys are drawn. Files are written all or none.\n"
+                    "Exit code 0 on success, 2 on bad input.");
+    return command;
+}
+
 int report_error(const char* kind, const std::string& message, int code) {
     std::cerr << "attn: " << kind << message << "\n";
     return code;
@@ -159,6 +209,10 @@ int main(int argc, char** argv) {
     CLI::App* progress = setup_progress(app, progress_options);
     BenchOptions bench_options;
     CLI::App* bench = setup_bench(app, bench_options);
+    HeatmapOptions heatmap_options;
+    CLI::App* heatmap = setup_heatmap(app, heatmap_options);
+    ViewOptions view_options;
+    CLI::App* view = setup_view(app, view_options);
 
     if (argc <= 1) {
         std::cout << app.help();
@@ -186,6 +240,8 @@ int main(int argc, char** argv) {
         if (*exercise) return run_exercise(global, exercise_options);
         if (*progress) return run_progress(global, progress_options);
         if (*bench) return run_bench(global, bench_options);
+        if (*heatmap) return run_heatmap(global, heatmap_options);
+        if (*view) return run_view(global, view_options);
         return report_error("", "no command given; run attn --help", exit_bad_input);
     } catch (const InputError& e) {
         return report_error("error: ", e.what(), exit_bad_input);

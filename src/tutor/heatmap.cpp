@@ -75,13 +75,27 @@ std::string grid(const Terminal& terminal, const double* data, std::size_t rows,
     std::size_t label_width = 0;
     for (const auto& label : row_labels) label_width = std::max(label_width, visible_width(label));
     std::vector<std::string> cells(rows * columns);
-    std::size_t cell_width = 0;
+    std::size_t number_width = 0;
     for (std::size_t i = 0; i < rows * columns; ++i) {
         cells[i] = cell_text(data[i]);
-        cell_width = std::max(cell_width, cells[i].size());
+        number_width = std::max(number_width, cells[i].size());
     }
+    std::size_t cell_width = number_width;
     for (const auto& label : column_labels) cell_width = std::max(cell_width, visible_width(label));
-    const std::size_t shaded_width = cell_width + (terminal.colour ? 2 : 1);
+    const std::size_t padding = terminal.colour ? 2 : 1;
+    // One long token ("caminando") would widen every column: when the grid no longer fits the
+    // terminal, columns keep the width of their numbers and the labels are shortened instead.
+    if (2 + label_width + columns * (1 + cell_width + padding) > terminal.width) {
+        constexpr std::size_t longest_row_label = 20;
+        cell_width = number_width;
+        for (auto& label : column_labels) label = shorten_label(label, cell_width + padding);
+        label_width = 0;
+        for (auto& label : row_labels) {
+            label = shorten_label(label, longest_row_label);
+            label_width = std::max(label_width, visible_width(label));
+        }
+    }
+    const std::size_t shaded_width = cell_width + padding;
 
     std::string out = "  " + std::string(label_width, ' ');
     for (const auto& label : column_labels) out += " " + pad_left(label, shaded_width);
@@ -98,6 +112,21 @@ std::string grid(const Terminal& terminal, const double* data, std::size_t rows,
 }
 
 }  // namespace
+
+std::string shorten_label(const std::string& label, std::size_t width) {
+    if (visible_width(label) <= width) return label;
+    if (width == 0) return "";
+    std::string out;
+    for (std::size_t i = 0; i < label.size();) {
+        const auto lead = static_cast<unsigned char>(label[i]);
+        const std::size_t length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+        const std::string next = label.substr(i, length);
+        if (visible_width(out + next) > width - 1) break;  // room for the "…"
+        out += next;
+        i += length;
+    }
+    return out + "…";
+}
 
 std::string render_heatmap(const Terminal& terminal, const Matrix& values, const std::vector<std::string>& row_labels,
                            const std::vector<std::string>& column_labels) {

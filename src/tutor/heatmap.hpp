@@ -23,7 +23,9 @@
 namespace attn::tutor {
 
 /// One grid: rows are queries (or batch items), columns are keys. Labels default to 0, 1, 2, …
-/// and must otherwise have one entry per row / column (InputError naming both counts).
+/// and must otherwise have one entry per row / column (InputError naming both counts). When long
+/// labels would make the grid wider than terminal.width, columns keep the width of their numbers
+/// and labels are shortened with "…" (row labels to 20 columns).
 std::string render_heatmap(const Terminal& terminal, const Matrix& values,
                            const std::vector<std::string>& row_labels = {},
                            const std::vector<std::string>& column_labels = {});
@@ -35,5 +37,9 @@ std::string render_heatmaps(const Terminal& terminal, const DynamicTensor& value
                             const std::vector<std::string>& row_labels = {},
                             const std::vector<std::string>& column_labels = {},
                             const std::vector<std::string>& axis_names = {});
+
+/// `label` cut to at most `width` columns, ending in "…" when it was longer. A grid wider than
+/// the terminal shortens its labels this way, so that a long token does not widen every column.
+std::string shorten_label(const std::string& label, std::size_t width);
 
 }  // namespace attn::tutor

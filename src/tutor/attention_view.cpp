@@ -1,0 +1,289 @@
+#include "tutor/attention_view.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "attn/error.hpp"
+#include "attn/multi_head_attention.hpp"
+#include "attn/npy.hpp"
+#include "attn/shape.hpp"
+
+namespace attn::tutor {
+
+namespace {
+
+constexpr double pi = 3.14159265358979323846;
+const std::string replacement_character = "\xEF\xBF\xBD";  // U+FFFD
+
+// A uniform value in (0, 1) from the top 53 bits: never 0, so that log() below is finite.
+double uniform_open(std::mt19937_64& generator) {
+    return (static_cast<double>(generator() >> 11) + 0.5) / 9007199254740992.0;  // 2^53
+}
+
+// Box–Muller, one value per pair of uniforms: the same numbers with any standard library.
+double standard_normal(std::mt19937_64& generator) {
+    const double radius = std::sqrt(-2.0 * std::log(uniform_open(generator)));
+    return radius * std::cos(2.0 * pi * uniform_open(generator));
+}
+
+std::string number_text(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", value);
+    return text;
+}
+
+// "[0, 2, 3]": the index of element `flat` in a tensor of `shape`, as NumPy would write it.
+std::string index_text(std::size_t flat, const std::vector<std::size_t>& shape) {
+    std::vector<std::size_t> index(shape.size());
+    for (std::size_t d = shape.size(); d-- > 0;) {
+        index[d] = flat % shape[d];
+        flat /= shape[d];
+    }
+    std::string text = "[";
+    for (std::size_t d = 0; d < index.size(); ++d) text += (d ? ", " : "") + std::to_string(index[d]);
+    return text + "]";
+}
+
+// True when every column of the (T, S) grid starting at `grid` sums to 1: the tensor was
+// probably saved transposed, keys before queries.
+bool columns_sum_to_one(const double* grid, std::size_t rows, std::size_t columns) {
+    for (std::size_t c = 0; c < columns; ++c) {
+        double sum = 0.0;
+        for (std::size_t r = 0; r < rows; ++r) sum += grid[r * columns + c];
+        if (std::abs(sum - 1.0) > row_sum_tolerance) return false;
+    }
+    return true;
+}
+
+std::string count_text(std::size_t count, const char* one, const char* many) {
+    return std::to_string(count) + " " + (count == 1 ? one : many);
+}
+
+}  // namespace
+
+std::vector<std::string> split_sentence(const std::string& sentence) {
+    std::vector<std::string> tokens;
+    std::istringstream words(sentence);
+    for (std::string word; words >> word;) tokens.push_back(printable_token(word));
+    if (tokens.empty()) throw InputError("the sentence is empty: give at least one word, e.g. --sentence \"El perro va\"");
+    return tokens;
+}
+
+std::vector<std::string> read_tokens(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) {
+        const int error = errno;
+        throw InputError("cannot read the tokens file " + path + ": " + (error ? std::strerror(error) : "unknown error"));
+    }
+    std::ostringstream contents;
+    contents << file.rdbuf();
+    const std::string text = contents.str();
+    std::vector<std::string> tokens;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        std::string line = text.substr(start, end - start);
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        tokens.push_back(printable_token(line));
+        start = end + 1;
+    }
+    if (tokens.empty()) throw InputError("the tokens file " + path + " is empty: write one token per line");
+    return tokens;
+}
+
+std::string printable_token(const std::string& token) {
+    std::string out;
+    for (std::size_t i = 0; i < token.size();) {
+        const auto lead = static_cast<unsigned char>(token[i]);
+        std::size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 0;
+        unsigned code_point = length == 1 ? lead : length == 2 ? (lead & 0x1F) : length == 3 ? (lead & 0x0F) : (lead & 0x07);
+        bool valid = length != 0 && i + length <= token.size();
+        for (std::size_t k = 1; valid && k < length; ++k) {
+            const auto next = static_cast<unsigned char>(token[i + k]);
+            valid = (next & 0xC0) == 0x80;
+            code_point = (code_point << 6) | (next & 0x3F);
+        }
+        // Overlong forms, UTF-16 surrogates and values past U+10FFFF are not UTF-8 either.
+        static const unsigned smallest[] = {0, 0, 0x80, 0x800, 0x10000};
+        valid = valid && code_point >= smallest[length] && code_point <= 0x10FFFF &&
+                !(code_point >= 0xD800 && code_point <= 0xDFFF);
+        if (!valid) {
+            out += replacement_character;
+            ++i;  // resynchronise on the next byte
+            continue;
+        }
+        const bool control = code_point < 0x20 || code_point == 0x7F || (code_point >= 0x80 && code_point <= 0x9F);
+        out += control ? replacement_character : token.substr(i, length);
+        i += length;
+    }
+    return out;
+}
+
+std::uint64_t stable_text_hash(const std::string& text) {
+    std::uint64_t hash = 14695981039346656037ull;  // FNV-1a's 64-bit offset basis
+    for (const char c : text) {
+        hash ^= static_cast<unsigned char>(c);
+        hash *= 1099511628211ull;  // FNV's 64-bit prime
+    }
+    return hash;
+}
+
+Matrix token_embeddings(const std::vector<std::string>& tokens, std::size_t d_model) {
+    Matrix embeddings = Matrix::from_shape({tokens.size(), d_model});
+    for (std::size_t t = 0; t < tokens.size(); ++t) {
+        std::mt19937_64 generator(stable_text_hash(tokens[t]));
+        for (std::size_t d = 0; d < d_model; ++d) embeddings(t, d) = standard_normal(generator);
+    }
+    return embeddings;
+}
+
+Matrix sinusoidal_positions(std::size_t positions, std::size_t d_model) {
+    Matrix encoding = Matrix::from_shape({positions, d_model});
+    for (std::size_t t = 0; t < positions; ++t) {
+        for (std::size_t d = 0; d < d_model; ++d) {
+            const double pair = static_cast<double>(d - d % 2);  // 2i for both columns of pair i
+            const double angle = static_cast<double>(t) / std::pow(10000.0, pair / static_cast<double>(d_model));
+            encoding(t, d) = d % 2 == 0 ? std::sin(angle) : std::cos(angle);
+        }
+    }
+    return encoding;
+}
+
+Tensor4 sentence_attention(const std::vector<std::string>& tokens, const SentenceModel& model) {
+    if (tokens.empty()) throw InputError("sentence_attention: there are no tokens");
+    const std::size_t T = tokens.size(), D = model.d_model;
+    if (model.heads == 0 || D == 0 || D % model.heads != 0) {
+        throw ShapeError("sentence_attention: " + count_text(model.heads, "head", "heads") + " cannot split d_model " +
+                         std::to_string(D) + "; each head gets d_k = d_model / heads features, so heads must divide d_model");
+    }
+    const Matrix x = token_embeddings(tokens, D) + sinusoidal_positions(T, D);
+    Tensor3 sequence = Tensor3::from_shape({1, T, D});
+    std::copy(x.begin(), x.end(), sequence.begin());
+
+    // Normal with standard deviation 1/√D: each projected feature has about the variance of the
+    // input's, so the scores are neither all equal nor all one-hot.
+    std::mt19937_64 generator(model.seed);
+    const double deviation = 1.0 / std::sqrt(static_cast<double>(D));
+    MultiHeadAttentionWeights w;
+    for (Matrix* m : {&w.w_q, &w.w_k, &w.w_v}) {
+        *m = Matrix::from_shape({D, D});
+        for (auto& value : *m) value = deviation * standard_normal(generator);
+    }
+    w.b_q = w.b_k = w.b_v = Vector(xt::zeros<double>({D}));
+    return multi_head_attention(sequence, sequence, sequence, w, model.heads).weights;
+}
+
+std::string weights_legend(std::size_t rank) {
+    switch (rank) {
+        case 2: return "(T, S)";
+        case 3: return "(B, T, S)";
+        case 4: return "(B, h, T, S)";
+        default: return "";
+    }
+}
+
+void check_attention_weights(const DynamicTensor& weights, const std::string& name) {
+    const std::vector<std::size_t> shape(weights.shape().begin(), weights.shape().end());
+    const std::size_t rank = shape.size();
+    if (rank < 2 || rank > 4) {
+        throw InputError(name + " has shape " + shape_string(shape) + ", rank " + std::to_string(rank) +
+                         "; attention weights have rank 2 to 4: (T, S), (B, T, S) or (B, h, T, S)");
+    }
+    for (const std::size_t size : shape) {
+        if (size == 0) {
+            throw InputError(name + " has shape " + shape_string(shape) + " " + weights_legend(rank) +
+                             ": an empty axis leaves nothing to draw");
+        }
+    }
+    const std::size_t rows = shape[rank - 2], columns = shape[rank - 1];
+    const double* data = weights.data();
+    for (std::size_t i = 0; i < weights.size(); ++i) {
+        if (std::isnan(data[i])) {
+            throw InputError(name + " holds NaN at " + index_text(i, shape) +
+                             "; PyTorch gives NaN to a query whose keys are all masked: torch.nan_to_num(weights) "
+                             "makes that row 0, as this library does");
+        }
+        if (!std::isfinite(data[i]) || data[i] < -1e-6 || data[i] > 1.0 + 1e-6) {
+            throw InputError(name + " holds " + number_text(data[i]) + " at " + index_text(i, shape) +
+                             "; attention weights lie in [0, 1]. Are these the scores before the softmax?");
+        }
+    }
+    for (std::size_t row = 0; row < weights.size() / columns; ++row) {
+        double sum = 0.0;
+        bool all_zero = true;
+        for (std::size_t c = 0; c < columns; ++c) {
+            sum += data[row * columns + c];
+            all_zero = all_zero && data[row * columns + c] == 0.0;
+        }
+        if (all_zero || std::abs(sum - 1.0) <= row_sum_tolerance) continue;
+        // "[0, 2, 3, :]": the row as NumPy would slice it.
+        std::string at = index_text(row, std::vector<std::size_t>(shape.begin(), shape.end() - 1));
+        at.insert(at.size() - 1, ", :");
+        std::string message = name + ": the weights of query " + at + " (the last axis, " +
+                              std::to_string(columns) + " keys) sum to " + number_text(sum) +
+                              ", not 1; each query's weights over the keys sum to 1 (a row of zeros, a query whose "
+                              "keys are all masked, is allowed)";
+        const double* grid = data + (row / rows) * rows * columns;
+        if (columns_sum_to_one(grid, rows, columns)) {
+            message += ". Its columns sum to 1: was it saved transposed, (S, T) instead of (T, S)?";
+        }
+        throw InputError(message);
+    }
+}
+
+DynamicTensor read_attention_weights(const std::string& path) {
+    const NpyArray array = read_npy(path);
+    DynamicTensor weights = DynamicTensor::from_shape(array.shape);
+    std::copy(array.values.begin(), array.values.end(), weights.begin());
+    check_attention_weights(weights, path);
+    return weights;
+}
+
+AttentionHeads select_sequence(const DynamicTensor& weights, std::size_t item, const std::string& name) {
+    const std::size_t rank = weights.dimension();
+    if (rank < 2 || rank > 4) throw InputError(name + ": attention weights have rank 2 to 4, not " + std::to_string(rank));
+    const std::size_t sequences = rank == 2 ? 1 : weights.shape()[0];
+    const std::size_t heads = rank == 4 ? weights.shape()[1] : 1;
+    const std::size_t T = weights.shape()[rank - 2], S = weights.shape()[rank - 1];
+    if (item >= sequences) {
+        throw InputError(name + " holds " + count_text(sequences, "sequence", "sequences") + " (B = " +
+                         std::to_string(sequences) + "); there is no sequence " + std::to_string(item) +
+                         " (they are numbered from 0)");
+    }
+    AttentionHeads out;
+    out.weights = Tensor3::from_shape({heads, T, S});
+    const double* first = weights.data() + item * heads * T * S;
+    std::copy(first, first + heads * T * S, out.weights.begin());
+    for (std::size_t t = 0; t < T; ++t) out.query_tokens.push_back(std::to_string(t));
+    for (std::size_t s = 0; s < S; ++s) out.key_tokens.push_back(std::to_string(s));
+    return out;
+}
+
+void label_with_tokens(AttentionHeads& heads, const std::string& weights_name, const std::vector<std::string>& query_tokens,
+                       const std::string& query_tokens_name, const std::vector<std::string>& key_tokens,
+                       const std::string& key_tokens_name) {
+    const std::size_t T = heads.weights.shape(1), S = heads.weights.shape(2);
+    const std::string axes = "T = " + std::to_string(T) + " queries and S = " + std::to_string(S) + " keys";
+    if (key_tokens.empty() && T != S) {
+        throw InputError(weights_name + " has " + axes + " (not self-attention): label the queries with --tokens and "
+                         "the keys with --key-tokens");
+    }
+    if (query_tokens.size() != T) {
+        throw InputError(query_tokens_name + " has " + count_text(query_tokens.size(), "token", "tokens") + " but " +
+                         weights_name + " has " + axes + ": one token per line, one line per position");
+    }
+    if (!key_tokens.empty() && key_tokens.size() != S) {
+        throw InputError(key_tokens_name + " has " + count_text(key_tokens.size(), "token", "tokens") + " but " +
+                         weights_name + " has " + axes + ": one key token per line, one line per key");
+    }
+    heads.query_tokens = query_tokens;
+    heads.key_tokens = key_tokens.empty() ? query_tokens : key_tokens;
+}
+
+}  // namespace attn::tutor
