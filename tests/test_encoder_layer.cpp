@@ -8,6 +8,7 @@
 #include "attn/error.hpp"
 #include "support/fixtures.hpp"
 #include "support/tensor_match.hpp"
+#include "tutor/named_weights.hpp"
 
 namespace {
 
@@ -30,27 +31,11 @@ EncoderLayerWeights silent_layer(std::size_t D, std::size_t F) {
     return w;
 }
 
+// A recorded case's weights: every in/<name>.npy, by name.
 EncoderLayerWeights load_weights(const std::filesystem::path& in) {
-    auto matrix = [&](const char* name) { return Matrix(testing::load_tensor(in / (std::string(name) + ".npy"))); };
-    auto vector = [&](const char* name) { return Vector(testing::load_tensor(in / (std::string(name) + ".npy"))); };
-    EncoderLayerWeights w;
-    w.attention.w_q = matrix("w_q");
-    w.attention.w_k = matrix("w_k");
-    w.attention.w_v = matrix("w_v");
-    w.attention.w_o = matrix("w_o");
-    w.attention.b_q = vector("b_q");
-    w.attention.b_k = vector("b_k");
-    w.attention.b_v = vector("b_v");
-    w.attention.b_o = vector("b_o");
-    w.norm1_weight = vector("norm1_weight");
-    w.norm1_bias = vector("norm1_bias");
-    w.norm2_weight = vector("norm2_weight");
-    w.norm2_bias = vector("norm2_bias");
-    w.linear1_weight = matrix("linear1_weight");
-    w.linear1_bias = vector("linear1_bias");
-    w.linear2_weight = matrix("linear2_weight");
-    w.linear2_bias = vector("linear2_bias");
-    return w;
+    tutor::NamedTensors files;
+    for (const auto& entry : std::filesystem::directory_iterator(in)) files[entry.path().stem().string()] = testing::load_tensor(entry.path());
+    return tutor::encoder_layer_weights_from(files);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "attn/error.hpp"
 #include "attn/mistakes.hpp"
 #include "support/tensor_match.hpp"
+#include "tutor/named_weights.hpp"
 #include "tutor/lesson_document.hpp"
 
 namespace {
@@ -257,23 +258,7 @@ WorkedLayer lesson6_layer() {
     const auto inputs = attn::tutor::read_lesson_document(ATTN_SOURCE_DIR "/lessons/06-encoder-layer/README.md").inputs("main");
     WorkedLayer layer;
     layer.x = inputs.at("x");
-    attn::EncoderLayerWeights& w = layer.weights;
-    w.attention.w_q = inputs.at("w_q");
-    w.attention.w_k = inputs.at("w_k");
-    w.attention.w_v = inputs.at("w_v");
-    w.attention.b_q = inputs.at("b_q");
-    w.attention.b_k = inputs.at("b_k");
-    w.attention.b_v = inputs.at("b_v");
-    w.attention.w_o = attn::Matrix(inputs.at("w_o"));
-    w.attention.b_o = attn::Vector(inputs.at("b_o"));
-    w.norm1_weight = inputs.at("norm1_weight");
-    w.norm1_bias = inputs.at("norm1_bias");
-    w.norm2_weight = inputs.at("norm2_weight");
-    w.norm2_bias = inputs.at("norm2_bias");
-    w.linear1_weight = inputs.at("linear1_weight");
-    w.linear1_bias = inputs.at("linear1_bias");
-    w.linear2_weight = inputs.at("linear2_weight");
-    w.linear2_bias = inputs.at("linear2_bias");
+    layer.weights = attn::tutor::encoder_layer_weights_from(inputs);
     return layer;
 }
 

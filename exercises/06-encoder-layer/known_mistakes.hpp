@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tutor/named_weights.hpp"
 #include "attn/mistakes.hpp"
 #include "exercise_checker.hpp"
 #include "tutor/lesson_document.hpp"
@@ -134,23 +135,7 @@ inline LayerInputs layer_worked_example(const attn::tutor::LessonDocument& docum
     const auto inputs = document.inputs("main");
     LayerInputs in;
     in.x = inputs.at("x");
-    attn::EncoderLayerWeights& w = in.weights;
-    w.attention.w_q = inputs.at("w_q");
-    w.attention.w_k = inputs.at("w_k");
-    w.attention.w_v = inputs.at("w_v");
-    w.attention.b_q = inputs.at("b_q");
-    w.attention.b_k = inputs.at("b_k");
-    w.attention.b_v = inputs.at("b_v");
-    w.attention.w_o = attn::Matrix(inputs.at("w_o"));
-    w.attention.b_o = attn::Vector(inputs.at("b_o"));
-    w.norm1_weight = inputs.at("norm1_weight");
-    w.norm1_bias = inputs.at("norm1_bias");
-    w.norm2_weight = inputs.at("norm2_weight");
-    w.norm2_bias = inputs.at("norm2_bias");
-    w.linear1_weight = inputs.at("linear1_weight");
-    w.linear1_bias = inputs.at("linear1_bias");
-    w.linear2_weight = inputs.at("linear2_weight");
-    w.linear2_bias = inputs.at("linear2_bias");
+    in.weights = attn::tutor::encoder_layer_weights_from(inputs);
     in.options.heads = 2;  // the document's example: D = 4 in two heads of d_k = 2
     return in;
 }

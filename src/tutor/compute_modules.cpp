@@ -13,6 +13,7 @@
 #include "attn/multi_head_attention.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
 #include "attn/shape.hpp"
+#include "tutor/named_weights.hpp"
 
 namespace attn::tutor {
 
@@ -47,15 +48,7 @@ NamedTensors run_self_attention(const NamedTensors& inputs, const ComputeOptions
 
 // Lesson 5: multi-head attention; without w_o there is no output projection (seed 000's block).
 NamedTensors run_mha(const NamedTensors& inputs, const ComputeOptions& options) {
-    MultiHeadAttentionWeights w;
-    w.w_q = inputs.at("w_q");
-    w.w_k = inputs.at("w_k");
-    w.w_v = inputs.at("w_v");
-    w.b_q = inputs.at("b_q");
-    w.b_k = inputs.at("b_k");
-    w.b_v = inputs.at("b_v");
-    if (inputs.count("w_o")) w.w_o = Matrix(inputs.at("w_o"));
-    if (inputs.count("b_o")) w.b_o = Vector(inputs.at("b_o"));
+    const MultiHeadAttentionWeights w = attention_weights_from(inputs);
     AttentionOptions attention;
     attention.causal = options.causal;
     if (inputs.count("attention_mask")) attention.attention_mask = Matrix(inputs.at("attention_mask"));
@@ -68,23 +61,7 @@ NamedTensors run_mha(const NamedTensors& inputs, const ComputeOptions& options) 
 // Lesson 6: one torch.nn.TransformerEncoderLayer(dropout=0.0, batch_first=True), with the
 // state_dict's names (dots turned into underscores, in_proj split into q, k, v).
 NamedTensors run_encoder_layer(const NamedTensors& inputs, const ComputeOptions& options) {
-    EncoderLayerWeights w;
-    w.attention.w_q = inputs.at("w_q");
-    w.attention.w_k = inputs.at("w_k");
-    w.attention.w_v = inputs.at("w_v");
-    w.attention.w_o = Matrix(inputs.at("w_o"));
-    w.attention.b_q = inputs.at("b_q");
-    w.attention.b_k = inputs.at("b_k");
-    w.attention.b_v = inputs.at("b_v");
-    w.attention.b_o = Vector(inputs.at("b_o"));
-    w.norm1_weight = inputs.at("norm1_weight");
-    w.norm1_bias = inputs.at("norm1_bias");
-    w.norm2_weight = inputs.at("norm2_weight");
-    w.norm2_bias = inputs.at("norm2_bias");
-    w.linear1_weight = inputs.at("linear1_weight");
-    w.linear1_bias = inputs.at("linear1_bias");
-    w.linear2_weight = inputs.at("linear2_weight");
-    w.linear2_bias = inputs.at("linear2_bias");
+    const EncoderLayerWeights w = encoder_layer_weights_from(inputs);
     EncoderLayerOptions layer;
     layer.heads = static_cast<std::size_t>(options.heads);
     layer.norm_first = options.norm_first;

@@ -8,6 +8,7 @@
 // for a stack of two copies of the layer with a final layer norm.
 #include "attn/encoder_layer.hpp"
 #include "tutor/lessons.hpp"
+#include "tutor/named_weights.hpp"
 
 namespace attn::tutor {
 
@@ -35,25 +36,17 @@ NamedTensors layer_norm_example(const LessonInputs& inputs) {
     return out;
 }
 
+// Every weight of the layer, each checked for its rank (a document error names the block).
 EncoderLayerWeights read_weights(const LessonInputs& inputs) {
-    EncoderLayerWeights w;
-    w.attention.w_q = inputs.get("w_q", 2, "(D, D)");
-    w.attention.w_k = inputs.get("w_k", 2, "(D, D)");
-    w.attention.w_v = inputs.get("w_v", 2, "(D, D)");
-    w.attention.w_o = Matrix(inputs.get("w_o", 2, "(D, D)"));
-    w.attention.b_q = inputs.get("b_q", 1, "(D)");
-    w.attention.b_k = inputs.get("b_k", 1, "(D)");
-    w.attention.b_v = inputs.get("b_v", 1, "(D)");
-    w.attention.b_o = Vector(inputs.get("b_o", 1, "(D)"));
-    w.norm1_weight = inputs.get("norm1_weight", 1, "(D)");
-    w.norm1_bias = inputs.get("norm1_bias", 1, "(D)");
-    w.norm2_weight = inputs.get("norm2_weight", 1, "(D)");
-    w.norm2_bias = inputs.get("norm2_bias", 1, "(D)");
-    w.linear1_weight = inputs.get("linear1_weight", 2, "(F, D)");
-    w.linear1_bias = inputs.get("linear1_bias", 1, "(F)");
-    w.linear2_weight = inputs.get("linear2_weight", 2, "(D, F)");
-    w.linear2_bias = inputs.get("linear2_bias", 1, "(D)");
-    return w;
+    NamedTensors weights;
+    for (const char* name : {"w_q", "w_k", "w_v", "w_o"}) weights[name] = inputs.get(name, 2, "(D, D)");
+    for (const char* name : {"b_q", "b_k", "b_v", "b_o", "norm1_weight", "norm1_bias", "norm2_weight", "norm2_bias", "linear2_bias"}) {
+        weights[name] = inputs.get(name, 1, "(D)");
+    }
+    weights["linear1_weight"] = inputs.get("linear1_weight", 2, "(F, D)");
+    weights["linear1_bias"] = inputs.get("linear1_bias", 1, "(F)");
+    weights["linear2_weight"] = inputs.get("linear2_weight", 2, "(D, F)");
+    return encoder_layer_weights_from(weights);
 }
 
 void add_steps(NamedTensors& out, const std::string& prefix, const EncoderLayerStep& step) {
