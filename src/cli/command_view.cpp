@@ -114,7 +114,8 @@ int run_heatmap(const GlobalOptions&, const HeatmapOptions& options) {
         if (single_sequence) grids.reshape({grids.shape()[1], grids.shape()[2]});
     }
     std::cout << tutor::paint(terminal, tutor::Style::heading, a.title) << "\n";
-    for (const auto& note : a.notes) std::cout << tutor::render_markdown(note, terminal);
+    // One line per note, unwrapped: a path or a shape such as (3, 2, 5, 5) must not be cut in two.
+    for (const auto& note : a.notes) std::cout << note << "\n";
     std::cout << tutor::paint(terminal, tutor::Style::dim, "rows: queries · columns: keys · each row sums to 1") << "\n\n";
     std::cout << tutor::render_heatmaps(terminal, grids, a.first_sequence.query_tokens, a.first_sequence.key_tokens,
                                         axis_names);
