@@ -144,8 +144,9 @@ void fast_transformer_encoder_layer_into(const FloatTensor3& x, const FastEncode
 /// running a single-threaded sgemm; OpenBLAS's own threads are switched off for the duration of
 /// the call (they spin between calls and would compete with the workers). set_fast_threads also
 /// sets OpenBLAS's thread count (openblas_set_num_threads), which other BLAS calls of the process
-/// use. Process-wide; throws InputError when threads < 1. Until it is called, the fast path uses
-/// OpenBLAS's count (OPENBLAS_NUM_THREADS, else every core).
+/// use. Process-wide, like OpenBLAS's own setting (calls from several threads at once still compute
+/// the right numbers, but share it); throws InputError when threads < 1. Until it is called, the
+/// fast path uses OpenBLAS's count (OPENBLAS_NUM_THREADS, else every core).
 void set_fast_threads(int threads);
 int fast_threads();
 

@@ -382,8 +382,9 @@ void attend(const float* query, const float* key, const float* value, const Atte
             FastAttentionWorkspace& ws, int threads) {
     const std::size_t B = shape.B, T = shape.T, S = shape.S, D = shape.D, h = shape.heads, dk = D / h;
 
-    // Pass 1: the three projections, each one large sgemm. Each output starts as its bias and the
-    // sgemm adds to it (beta = 1): OpenBLAS would otherwise spend a pass zeroing it (beta = 0).
+    // Pass 1: the three projections, each one large sgemm split by rows over the workers. Each
+    // output starts as its bias and the sgemm adds to it (beta = 1): OpenBLAS would otherwise
+    // spend a pass zeroing it (beta = 0).
     ws.q.resize(B * T * D);
     ws.k.resize(B * S * D);
     ws.v.resize(B * S * D);

@@ -67,10 +67,10 @@ def spread(widths):
     The expected values are that arithmetic; the seeded torch experiment below confirms it."""
     generator = torch.Generator().manual_seed(4)
     for d in widths.tolist():
-        q = torch.randn(20000, int(d), generator=generator, dtype=torch.float64)
-        k = torch.randn(20000, int(d), generator=generator, dtype=torch.float64)
+        q = torch.randn(5000, int(d), generator=generator, dtype=torch.float64)
+        k = torch.randn(5000, int(d), generator=generator, dtype=torch.float64)
         measured = (q * k).sum(dim=1).std()
-        assert abs(measured / math.sqrt(d) - 1) < 0.03, (d, measured)
+        assert abs(measured / math.sqrt(d) - 1) < 0.04, (d, measured)
     return {"dot_std": widths.sqrt(), "scaled_dot_std": torch.ones_like(widths)}
 
 
