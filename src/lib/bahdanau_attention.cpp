@@ -12,16 +12,6 @@ namespace attn {
 namespace {
 
 template <class Tensor>
-void require_nonempty(const char* function, const char* name, const Tensor& tensor) {
-    for (std::size_t size : tensor.shape()) {
-        if (size == 0) {
-            throw ShapeError(std::string(function) + ": " + name + " has shape " + shape_string(tensor.shape()) +
-                             "; every dimension must be at least 1");
-        }
-    }
-}
-
-template <class Tensor>
 void require_shape(const char* function, const char* name, const Tensor& tensor, const std::vector<std::size_t>& expected,
                    const char* legend, const Tensor3& encoder_outputs) {
     const std::vector<std::size_t> got(tensor.shape().begin(), tensor.shape().end());
@@ -36,8 +26,8 @@ void require_shape(const char* function, const char* name, const Tensor& tensor,
 // Every argument of additive attention, checked against encoder_outputs (B, S, H).
 void check_arguments(const char* function, const Tensor3& encoder_outputs, const Matrix& decoder_output,
                      const Matrix& W1, const Vector& b1, const Matrix& w2, const Vector& b2) {
-    require_nonempty(function, "encoder_outputs", encoder_outputs);
-    require_nonempty(function, "decoder_output", decoder_output);
+    require_nonempty(function, "encoder_outputs", encoder_outputs.shape());
+    require_nonempty(function, "decoder_output", decoder_output.shape());
     const std::size_t B = encoder_outputs.shape(0), H = encoder_outputs.shape(2);
     if (decoder_output.shape(0) != B || decoder_output.shape(1) != H) {
         throw ShapeError(std::string(function) + ": decoder_output has shape " + shape_string(decoder_output.shape()) +

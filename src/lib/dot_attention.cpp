@@ -10,15 +10,6 @@ namespace attn {
 
 namespace {
 
-void require_nonempty(const char* function, const char* name, const std::vector<std::size_t>& shape) {
-    for (std::size_t size : shape) {
-        if (size == 0) {
-            throw ShapeError(std::string(function) + ": " + name + " has shape " + shape_string(shape) +
-                             "; every dimension must be at least 1");
-        }
-    }
-}
-
 std::vector<std::size_t> shape_of(const Tensor3& t) { return {t.shape(0), t.shape(1), t.shape(2)}; }
 std::vector<std::size_t> shape_of(const Matrix& t) { return {t.shape(0), t.shape(1)}; }
 

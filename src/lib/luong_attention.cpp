@@ -12,20 +12,10 @@ namespace attn {
 
 namespace {
 
-template <class Tensor>
-void require_nonempty(const char* function, const char* name, const Tensor& tensor) {
-    for (std::size_t size : tensor.shape()) {
-        if (size == 0) {
-            throw ShapeError(std::string(function) + ": " + name + " has shape " + shape_string(tensor.shape()) +
-                             "; every dimension must be at least 1");
-        }
-    }
-}
-
 // encoder_outputs (B, S, H) and decoder_output (B, H): non-empty, same B and H.
 void check_encoder_decoder(const char* function, const Tensor3& encoder_outputs, const Matrix& decoder_output) {
-    require_nonempty(function, "encoder_outputs", encoder_outputs);
-    require_nonempty(function, "decoder_output", decoder_output);
+    require_nonempty(function, "encoder_outputs", encoder_outputs.shape());
+    require_nonempty(function, "decoder_output", decoder_output.shape());
     const std::size_t B = encoder_outputs.shape(0), H = encoder_outputs.shape(2);
     if (decoder_output.shape(0) != B || decoder_output.shape(1) != H) {
         throw ShapeError(std::string(function) + ": decoder_output has shape " + shape_string(decoder_output.shape()) +
@@ -80,7 +70,7 @@ LuongConcatStep luong_concat_attention(const Tensor3& encoder_outputs, const Mat
                                        const Matrix& W_a, const Matrix& v_a) {
     const char* function = "luong_concat_attention";
     check_encoder_decoder(function, encoder_outputs, decoder_output);
-    require_nonempty(function, "W_a", W_a);
+    require_nonempty(function, "W_a", W_a.shape());
     const std::size_t B = encoder_outputs.shape(0), S = encoder_outputs.shape(1), H = encoder_outputs.shape(2);
     const std::size_t A = W_a.shape(0);
     check_weight(function, "W_a", W_a, {A, 2 * H}, "(A, 2H)",
