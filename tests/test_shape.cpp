@@ -20,3 +20,11 @@ TEST_CASE("a ShapeError is an InputError so the CLI reports both the same way", 
         CHECK(std::string(e.what()) == "x has shape (2, 3)");
     }
 }
+
+TEST_CASE("require_nonempty names the function the argument and its shape", "[shape]") {
+    CHECK_NOTHROW(attn::require_nonempty("f", "x", std::vector<std::size_t>{2, 3}));
+    const attn::Tensor3 empty = xt::zeros<double>({2, 0, 3});
+    CHECK_THROWS_AS(attn::require_nonempty("f", "x", empty.shape()), attn::ShapeError);
+    CHECK_THROWS_WITH(attn::require_nonempty("dot_attention", "encoder_outputs", empty.shape()),
+                      "dot_attention: encoder_outputs has shape (2, 0, 3); every dimension must be at least 1");
+}
