@@ -106,6 +106,21 @@ Tensor3 output_projection(const Tensor3& context, const MultiHeadAttentionWeight
     return w.b_o ? linear(context, *w.w_o, *w.b_o, "w_o") : linear(context, *w.w_o, "w_o");
 }
 
+// What both forms start with: the projections, and room for the per-head results.
+MultiHeadAttentionResult projected(const Tensor3& query, const Tensor3& key, const Tensor3& value,
+                                   const MultiHeadAttentionWeights& weights, std::size_t heads) {
+    const std::size_t B = query.shape(0), T = query.shape(1), S = key.shape(1), dk = query.shape(2) / heads;
+    MultiHeadAttentionResult r;
+    Projections p = project(query, key, value, weights);
+    r.q = std::move(p.q);
+    r.k = std::move(p.k);
+    r.v = std::move(p.v);
+    r.scores = Tensor4::from_shape({B, heads, T, S});
+    r.weights = Tensor4::from_shape({B, heads, T, S});
+    r.context_heads = Tensor4::from_shape({B, heads, T, dk});
+    return r;
+}
+
 double scale_for(const AttentionOptions& options, std::size_t dk) {
     return options.scale ? *options.scale : 1.0 / std::sqrt(double(dk));
 }
@@ -139,17 +154,10 @@ MultiHeadAttentionResult multi_head_attention(const Tensor3& query, const Tensor
                                               const AttentionOptions& options) {
     check_arguments(query, key, value, weights, heads, options);
     const std::size_t B = query.shape(0), T = query.shape(1), S = key.shape(1), D = query.shape(2), dk = D / heads;
-    MultiHeadAttentionResult r;
-    Projections p = project(query, key, value, weights);
-    r.q = std::move(p.q);
-    r.k = std::move(p.k);
-    r.v = std::move(p.v);
+    MultiHeadAttentionResult r = projected(query, key, value, weights, heads);
     r.q_heads = split_heads(r.q, heads);
     r.k_heads = split_heads(r.k, heads);
     r.v_heads = split_heads(r.v, heads);
-    r.scores = Tensor4::from_shape({B, heads, T, S});
-    r.weights = Tensor4::from_shape({B, heads, T, S});
-    r.context_heads = Tensor4::from_shape({B, heads, T, dk});
     detail::AttentionBlock block;
     block.queries = T;
     block.keys = S;
@@ -179,17 +187,10 @@ MultiHeadAttentionResult multi_head_attention_per_head(const Tensor3& query, con
                                                        const AttentionOptions& options) {
     check_arguments(query, key, value, weights, heads, options);
     const std::size_t B = query.shape(0), T = query.shape(1), S = key.shape(1), D = query.shape(2), dk = D / heads;
-    MultiHeadAttentionResult r;
-    Projections p = project(query, key, value, weights);
-    r.q = std::move(p.q);
-    r.k = std::move(p.k);
-    r.v = std::move(p.v);
+    MultiHeadAttentionResult r = projected(query, key, value, weights, heads);
     r.q_heads = Tensor4::from_shape({B, heads, T, dk});
     r.k_heads = Tensor4::from_shape({B, heads, S, dk});
     r.v_heads = Tensor4::from_shape({B, heads, S, dk});
-    r.scores = Tensor4::from_shape({B, heads, T, S});
-    r.weights = Tensor4::from_shape({B, heads, T, S});
-    r.context_heads = Tensor4::from_shape({B, heads, T, dk});
     r.context = Tensor3::from_shape({B, T, D});
     AttentionOptions head_options = options;
     head_options.scale = scale_for(options, dk);
