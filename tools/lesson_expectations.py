@@ -62,6 +62,9 @@ def load_reference(lesson_dir):
     path = ROOT / "tools" / "reference" / f"lesson{number}_{slug.replace('-', '_')}.py"
     if not path.exists():
         sys.exit(f"{path}: no PyTorch reference for {lesson_dir.name}")
+    # References share small building blocks (tools/reference/torch_layers.py).
+    if str(path.parent) not in sys.path:
+        sys.path.insert(0, str(path.parent))
     spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -2,18 +2,8 @@
 LuAttention classes: the first multiplies the encoder outputs by a raw parameter W
 (torch.matmul), the second applies nn.Linear(H, H, bias=False). Plain torch, never the attn library."""
 import torch
-import torch.nn as nn
 
-
-def linear_layer(weight, bias=None):
-    """An nn.Linear holding the given weight (out, in) and, if given, bias."""
-    out_features, in_features = weight.shape
-    layer = nn.Linear(in_features, out_features, bias=bias is not None)
-    with torch.no_grad():
-        layer.weight.copy_(weight)
-        if bias is not None:
-            layer.bias.copy_(bias)
-    return layer
+from torch_layers import linear_layer
 
 
 def general_scores(encoder_outputs, decoder_output, W, bias=None):

@@ -6,16 +6,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-
-def linear_layer(weight, bias=None):
-    """An nn.Linear holding the given weight (out, in) and, if given, bias."""
-    out_features, in_features = weight.shape
-    layer = nn.Linear(in_features, out_features, bias=bias is not None)
-    with torch.no_grad():
-        layer.weight.copy_(weight)
-        if bias is not None:
-            layer.bias.copy_(bias)
-    return layer
+from torch_layers import linear_layer
 
 
 class SeedReshapeBaAttention(nn.Module):

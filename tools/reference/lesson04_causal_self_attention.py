@@ -8,7 +8,8 @@ import math
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
+
+from torch_layers import linear_layer
 
 
 class SeedSelfAttention(nn.Module):
@@ -104,10 +105,7 @@ def compute(example, inputs):
         projections = {}
         for name in ("q", "k", "v"):
             weight = inputs[f"w_{name}"]
-            linear = nn.Linear(weight.shape[1], weight.shape[0], bias=False)
-            with torch.no_grad():
-                linear.weight.copy_(weight)
-            projections[name] = linear(x).detach()
+            projections[name] = linear_layer(weight)(x).detach()
         Q, K, V = projections["q"], projections["k"], projections["v"]
         out.update({"Q": Q, "K": K, "V": V})
     else:

@@ -11,6 +11,8 @@ import math
 import torch
 import torch.nn as nn
 
+from torch_layers import linear_layer
+
 
 class SeedMultiHeadedAttention(nn.Module):
     """Seed 000's block, as the seed wrote it (no output projection; dropout left out: it is the
@@ -47,22 +49,14 @@ class SeedMultiHeadedAttention(nn.Module):
         return context_layer, attention_probs
 
 
-def linear(weight, bias):
-    layer = nn.Linear(weight.shape[1], weight.shape[0])
-    with torch.no_grad():
-        layer.weight.copy_(weight)
-        layer.bias.copy_(bias)
-    return layer
-
-
 def multi_head(x, inputs, heads, attention_mask=None, causal=False, scale=True):
     """Every intermediate of multi-head self-attention on x, step by step. A query whose keys are
     all hidden gets weights of 0 (the library's policy; torch.softmax would give NaN there)."""
     B, T, D = x.shape
     d_k = D // heads
-    q = linear(inputs["w_q"], inputs["b_q"])(x)
-    k = linear(inputs["w_k"], inputs["b_k"])(x)
-    v = linear(inputs["w_v"], inputs["b_v"])(x)
+    q = linear_layer(inputs["w_q"], inputs["b_q"])(x)
+    k = linear_layer(inputs["w_k"], inputs["b_k"])(x)
+    v = linear_layer(inputs["w_v"], inputs["b_v"])(x)
     split = lambda t: t.view(B, T, heads, d_k).transpose(1, 2)          # (B, h, T, d_k)
     q_heads, k_heads, v_heads = split(q), split(k), split(v)
     scores = torch.matmul(q_heads, k_heads.transpose(-1, -2))
@@ -77,7 +71,7 @@ def multi_head(x, inputs, heads, attention_mask=None, causal=False, scale=True):
     weights = torch.nan_to_num(weights, nan=0.0)                         # rows with no visible key
     context_heads = torch.matmul(weights, v_heads)
     context = context_heads.transpose(1, 2).contiguous().view(B, T, D)
-    output = linear(inputs["w_o"], inputs["b_o"])(context)
+    output = linear_layer(inputs["w_o"], inputs["b_o"])(context)
     return {"q": q, "k": k, "v": v, "q_heads": q_heads, "k_heads": k_heads, "v_heads": v_heads,
             "scores": scores, "weights": weights, "context_heads": context_heads, "context": context,
             "output": output}
@@ -108,7 +102,7 @@ def seed004_vectorised(x, inputs, heads):
     batch_size, D = 1, x.shape[-1]
     views = []
     for name in ("q", "k", "v"):
-        vectors = linear(inputs[f"w_{name}"], inputs[f"b_{name}"])(x[0])
+        vectors = linear_layer(inputs[f"w_{name}"], inputs[f"b_{name}"])(x[0])
         views.append(vectors.view(batch_size, -1, heads, D // heads).transpose(1, 2))
     query_view, key_view, value_view = views
     score = torch.softmax(torch.matmul(query_view, key_view.permute(0, 1, 3, 2)), dim=-1)
@@ -119,7 +113,7 @@ def seed004_per_head_loop(x, inputs, heads):
     """Seed 004's loop over heads (batch of one), with the scale; returns the concatenated heads."""
     D = x.shape[-1]
     d_k = D // heads
-    views = [linear(inputs[f"w_{n}"], inputs[f"b_{n}"])(x[0]).view(1, -1, heads, d_k).transpose(1, 2)
+    views = [linear_layer(inputs[f"w_{n}"], inputs[f"b_{n}"])(x[0]).view(1, -1, heads, d_k).transpose(1, 2)
              for n in ("q", "k", "v")]
     outputs = []
     for head in range(heads):
@@ -144,14 +138,14 @@ def compute(example, inputs):
         assert close(torch_output, steps["output"]) and close(torch_weights, steps["weights"])
         seed = SeedMultiHeadedAttention(heads, x.shape[-1])
         for name in ("query", "key", "value"):
-            getattr(seed, name).load_state_dict(linear(inputs[f"w_{name[0]}"], inputs[f"b_{name[0]}"]).state_dict())
+            getattr(seed, name).load_state_dict(linear_layer(inputs[f"w_{name[0]}"], inputs[f"b_{name[0]}"]).state_dict())
         seed_context, seed_weights = seed(x, x, x)
         assert close(seed_context, steps["context"]) and close(seed_weights, steps["weights"])
 
         loop_context = seed004_per_head_loop(x, inputs, heads)
         assert close(loop_context, steps["context"])
         out["weights_per_head"] = steps["weights"]
-        out["output_per_head"] = linear(inputs["w_o"], inputs["b_o"])(loop_context)
+        out["output_per_head"] = linear_layer(inputs["w_o"], inputs["b_o"])(loop_context)
 
         unscaled = multi_head(x, inputs, heads, scale=False)
         assert close(seed004_vectorised(x, inputs, heads), unscaled["weights"])
