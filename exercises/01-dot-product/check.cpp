@@ -1,7 +1,6 @@
 // The checks of exercise 1: the student's exercise::dot_attention against the lesson's worked
 // example (values from lessons/01-dot-product/README.md) and against the library on seeded random
 // inputs, including B = 1 and S = 1.
-#include <random>
 
 #include "exercise.hpp"
 #include "exercise_checker.hpp"
@@ -18,12 +17,9 @@ using exercise01::steps_of;
 
 void random_case(ExerciseChecker& checker, const std::string& name, std::size_t B, std::size_t S, std::size_t H,
                  unsigned seed) {
-    std::mt19937 generator(seed);
-    std::normal_distribution<double> normal(0.0, 1.0);
-    Tensor3 encoder_outputs = Tensor3::from_shape({B, S, H});
-    Matrix decoder_output = Matrix::from_shape({B, H});
-    for (double& v : encoder_outputs) v = normal(generator);
-    for (double& v : decoder_output) v = normal(generator);
+    RandomInputs draw(seed);
+    const Tensor3 encoder_outputs = draw.normal<Tensor3>({B, S, H});
+    const Matrix decoder_output = draw.normal<Matrix>({B, H});
     checker.run_case(
         name, [&] { return steps_of(dot_attention(encoder_outputs, decoder_output), exercise::dot_attention(encoder_outputs, decoder_output)); },
         [&] { return known_mistakes(encoder_outputs, decoder_output); });

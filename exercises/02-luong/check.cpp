@@ -1,7 +1,6 @@
 // The checks of exercise 2: the student's exercise::luong_general_attention against the lesson's
 // worked examples (values from lessons/02-luong/README.md: the main example, and W_a = I giving
 // back lesson 1) and against the library on seeded random inputs, including B = 1 and S = 1.
-#include <random>
 
 #include "document_steps.hpp"
 #include "exercise.hpp"
@@ -38,14 +37,10 @@ void document_case(ExerciseChecker& checker, const tutor::LessonDocument& docume
 
 void random_case(ExerciseChecker& checker, const std::string& name, std::size_t B, std::size_t S, std::size_t H,
                  unsigned seed) {
-    std::mt19937 generator(seed);
-    std::normal_distribution<double> normal(0.0, 1.0);
-    Tensor3 encoder_outputs = Tensor3::from_shape({B, S, H});
-    Matrix decoder_output = Matrix::from_shape({B, H});
-    Matrix W = Matrix::from_shape({H, H});
-    for (double& v : encoder_outputs) v = normal(generator);
-    for (double& v : decoder_output) v = normal(generator);
-    for (double& v : W) v = normal(generator);
+    RandomInputs draw(seed);
+    const Tensor3 encoder_outputs = draw.normal<Tensor3>({B, S, H});
+    const Matrix decoder_output = draw.normal<Matrix>({B, H});
+    const Matrix W = draw.normal<Matrix>({H, H});
     checker.run_case(
         name,
         [&] {

@@ -2,7 +2,6 @@
 // example (values from lessons/03-bahdanau/README.md) and against the library on seeded random
 // inputs, including B = 1 and S = 1.
 #include <cmath>
-#include <random>
 
 #include "document_steps.hpp"
 #include "exercise.hpp"
@@ -22,20 +21,15 @@ using exercise03::values_of;
 
 void random_case(ExerciseChecker& checker, const std::string& name, std::size_t B, std::size_t S, std::size_t H,
                  unsigned seed) {
-    std::mt19937 generator(seed);
-    std::normal_distribution<double> normal(0.0, 1.0);
-    Tensor3 encoder_outputs = Tensor3::from_shape({B, S, H});
-    Matrix decoder_output = Matrix::from_shape({B, H});
-    Matrix W1 = Matrix::from_shape({2 * H, 2 * H}), w2 = Matrix::from_shape({1, 2 * H});
-    Vector b1 = Vector::from_shape({2 * H}), b2 = Vector::from_shape({1});
-    for (double& v : encoder_outputs) v = normal(generator);
-    for (double& v : decoder_output) v = normal(generator);
+    RandomInputs draw(seed);
+    const Tensor3 encoder_outputs = draw.normal<Tensor3>({B, S, H});
+    const Matrix decoder_output = draw.normal<Matrix>({B, H});
     // Layer weights of about 1/√(2H), as nn.Linear initialises them: the tanh stays away from ±1.
     const double spread = 1.0 / std::sqrt(2.0 * double(H));
-    for (double& v : W1) v = spread * normal(generator);
-    for (double& v : b1) v = spread * normal(generator);
-    for (double& v : w2) v = normal(generator);
-    for (double& v : b2) v = normal(generator);
+    const Matrix W1 = draw.normal<Matrix>({2 * H, 2 * H}, spread);
+    const Vector b1 = draw.normal<Vector>({2 * H}, spread);
+    const Matrix w2 = draw.normal<Matrix>({1, 2 * H});
+    const Vector b2 = draw.normal<Vector>({1});
     checker.run_case(
         name,
         [&] {

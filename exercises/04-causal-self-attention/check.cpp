@@ -2,7 +2,6 @@
 // lesson's worked examples (values from lessons/04-causal-self-attention/README.md: seed 002's
 // example, a sequence of one, two queries over four keys, and the saturation example without a
 // mask) and against the library on seeded random inputs, causal or not, including B = 1 and T ≠ S.
-#include <random>
 
 #include "document_steps.hpp"
 #include "exercise.hpp"
@@ -38,11 +37,8 @@ void document_case(ExerciseChecker& checker, const tutor::LessonDocument& docume
 
 void random_case(ExerciseChecker& checker, const std::string& name, std::size_t B, std::size_t T, std::size_t S,
                  std::size_t d_k, std::size_t d_v, bool causal, unsigned seed) {
-    std::mt19937 generator(seed);
-    std::normal_distribution<double> normal(0.0, 1.0);
-    Tensor3 Q = Tensor3::from_shape({B, T, d_k}), K = Tensor3::from_shape({B, S, d_k}), V = Tensor3::from_shape({B, S, d_v});
-    for (auto* tensor : {&Q, &K, &V})
-        for (double& x : *tensor) x = normal(generator);
+    RandomInputs draw(seed);
+    const Tensor3 Q = draw.normal<Tensor3>({B, T, d_k}), K = draw.normal<Tensor3>({B, S, d_k}), V = draw.normal<Tensor3>({B, S, d_v});
     AttentionOptions options;
     options.causal = causal;
     checker.run_case(

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <functional>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -57,6 +58,27 @@ struct Diagnosis {
 /// student got wrong equals the mistake's value there. Otherwise the message names the first
 /// step and element that diverge.
 Diagnosis diagnose(const Steps& steps, const Mistakes& mistakes, const tutor::Tolerance& tolerance);
+
+/// The random cases' inputs: seeded N(0, spread²) draws, the same numbers on every run.
+///
+///   RandomInputs draw(1);
+///   const attn::Tensor3 encoder_outputs = draw.normal<attn::Tensor3>({B, S, H});
+class RandomInputs {
+public:
+    explicit RandomInputs(unsigned seed) : generator_(seed) {}
+
+    /// A tensor of `shape` filled, in row-major order, with draws of spread (standard deviation) `spread`.
+    template <class Tensor>
+    Tensor normal(const typename Tensor::shape_type& shape, double spread = 1.0) {
+        Tensor tensor = Tensor::from_shape(shape);
+        for (double& value : tensor) value = spread * standard_normal_(generator_);
+        return tensor;
+    }
+
+private:
+    std::mt19937 generator_;
+    std::normal_distribution<double> standard_normal_{0.0, 1.0};
+};
 
 class ExerciseChecker {
 public:
