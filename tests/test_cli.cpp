@@ -43,6 +43,18 @@ void write_lesson_inputs(const std::string& dir) {
 
 bool no_abort(const attn::testing::CommandResult& r) { return r.exit_code < 128 && r.exit_code != 3; }
 
+// Runs `attn arguments`: bad input must exit 2 (not an abort) with every fragment in the message,
+// and leave `out` unwritten.
+void expect_bad_input(const std::vector<std::string>& arguments, const std::vector<std::string>& fragments,
+                      const std::string& out) {
+    const auto r = run_attn(arguments);
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(no_abort(r));
+    for (const auto& fragment : fragments) CHECK_THAT(r.err, Catch::Contains(fragment));
+    CHECK_FALSE(fs::exists(out));  // nothing half-written
+}
+
 }  // namespace
 
 TEST_CASE("cli - help and version on every command exit 0", "[cli]") {
@@ -179,14 +191,8 @@ TEST_CASE("cli - compute bad inputs are exit 2 with a message naming the problem
     TempDir dir;
     const std::string in = dir.path() + "/in", out = dir.path() + "/out";
     fs::create_directories(in);
-    auto compute = [&]() { return run_attn({"compute", "dot", "--in", in, "--out", out}); };
     auto expect_error = [&](const std::vector<std::string>& fragments) {
-        const auto r = compute();
-        INFO(r.err);
-        CHECK(r.exit_code == 2);
-        CHECK(no_abort(r));
-        for (const auto& fragment : fragments) CHECK_THAT(r.err, Catch::Contains(fragment));
-        CHECK_FALSE(fs::exists(out));  // nothing half-written
+        expect_bad_input({"compute", "dot", "--in", in, "--out", out}, fragments, out);
     };
 
     SECTION("a missing input file") {
@@ -319,12 +325,7 @@ TEST_CASE("cli - compute luong and bahdanau bad weights are exit 2 naming the te
     fs::create_directories(in);
     write_lesson_inputs(in);  // H = 3
     auto expect_error = [&](const std::string& module, const std::vector<std::string>& fragments) {
-        const auto r = run_attn({"compute", module, "--in", in, "--out", out});
-        INFO(r.err);
-        CHECK(r.exit_code == 2);
-        CHECK(no_abort(r));
-        for (const auto& fragment : fragments) CHECK_THAT(r.err, Catch::Contains(fragment));
-        CHECK_FALSE(fs::exists(out));  // nothing half-written
+        expect_bad_input({"compute", module, "--in", in, "--out", out}, fragments, out);
     };
     auto save_bahdanau_weights = [&]() {
         save(in + "/W1.npy", {6, 6}, std::vector<double>(36, 0.1));
@@ -504,12 +505,7 @@ TEST_CASE("cli - compute mha and self-attention bad input is exit 2 naming tenso
     auto expect_error = [&](const std::vector<std::string>& arguments, const std::vector<std::string>& fragments) {
         std::vector<std::string> command = arguments;
         command.insert(command.end(), {"--out", out});
-        const auto r = run_attn(command);
-        INFO(r.err);
-        CHECK(r.exit_code == 2);
-        CHECK(no_abort(r));
-        for (const auto& fragment : fragments) CHECK_THAT(r.err, Catch::Contains(fragment));
-        CHECK_FALSE(fs::exists(out));  // nothing half-written
+        expect_bad_input(command, fragments, out);
     };
 
     SECTION("heads that do not divide d_model") {
@@ -631,12 +627,7 @@ TEST_CASE("cli - compute encoder-layer bad input is exit 2 naming the tensor and
     auto expect_error = [&](std::vector<std::string> options, const std::vector<std::string>& fragments) {
         std::vector<std::string> arguments = {"compute", "encoder-layer", "--in", in, "--out", out};
         arguments.insert(arguments.end(), options.begin(), options.end());
-        const auto r = run_attn(arguments);
-        INFO(r.err);
-        CHECK(r.exit_code == 2);
-        CHECK(no_abort(r));
-        for (const auto& fragment : fragments) CHECK_THAT(r.err, Catch::Contains(fragment));
-        CHECK_FALSE(fs::exists(out));
+        expect_bad_input(arguments, fragments, out);
     };
     expect_error({"--heads", "2", "--eps", "0"}, {"--eps must be a positive number"});
     expect_error({"--heads", "2", "--eps", "-1e-5"}, {"--eps must be a positive number"});
