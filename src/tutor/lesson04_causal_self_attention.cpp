@@ -73,9 +73,9 @@ NamedTensors saturation(const Tensor3& q, const Tensor3& k) {
 }
 
 // softmax over the last axis of `scores` after the causal mask or the mistaken product.
-Tensor3 masked_fill_weights(const Tensor3& scores) {
+Tensor3 masked_fill_weights(const Tensor3& scores, CausalAlignment alignment) {
     Tensor3 filled = scores;
-    const Matrix causal = causal_mask(scores.shape(1), scores.shape(2));
+    const Matrix causal = causal_mask(scores.shape(1), scores.shape(2), alignment);
     for (std::size_t b = 0; b < filled.shape(0); ++b)
         for (std::size_t t = 0; t < filled.shape(1); ++t)
             for (std::size_t s = 0; s < filled.shape(2); ++s)
@@ -84,12 +84,13 @@ Tensor3 masked_fill_weights(const Tensor3& scores) {
 }
 
 // The mistake: scores * tril(ones) leaves a hidden key with score 0, and exp(0) = 1 is not 0.
-Tensor3 multiplied_weights(const Tensor3& scores) {
+Tensor3 multiplied_weights(const Tensor3& scores, CausalAlignment alignment) {
     Tensor3 product = scores;
+    const std::size_t T = product.shape(1), S = product.shape(2);
     for (std::size_t b = 0; b < product.shape(0); ++b)
-        for (std::size_t t = 0; t < product.shape(1); ++t)
-            for (std::size_t s = 0; s < product.shape(2); ++s)
-                if (is_future_key(t, s)) product(b, t, s) *= 0.0;
+        for (std::size_t t = 0; t < T; ++t)
+            for (std::size_t s = 0; s < S; ++s)
+                if (is_future_key(t, s, T, S, alignment)) product(b, t, s) *= 0.0;
     return softmax_last_axis(product);
 }
 
@@ -122,8 +123,8 @@ NamedTensors lesson04_causal_self_attention(const std::string& example, const Le
     out["masked_scores"] = r.masked_scores;
     out["weights"] = r.weights;
     out["output"] = r.output;
-    out["masked_fill_weights"] = masked_fill_weights(r.scores);
-    out["multiplied_weights"] = multiplied_weights(r.scores);
+    out["masked_fill_weights"] = masked_fill_weights(r.scores, options.causal_alignment);
+    out["multiplied_weights"] = multiplied_weights(r.scores, options.causal_alignment);
     return out;
 }
 
