@@ -77,10 +77,10 @@ TEST_CASE("bahdanau_attention matches a direct loop on random inputs", "[bahdana
     CHECK_TENSOR_CLOSE(xt::ones<double>({3}), sums, 1e-14, 0.0);
 }
 
-TEST_CASE("the split form W_1 h plus W_2 q equals the concatenation form", "[bahdanau_attention][property]") {
+TEST_CASE("the split form W_enc h plus W_dec q equals the concatenation form", "[bahdanau_attention][property]") {
     const auto split = attn::bahdanau_split_scores(A, b, W1, b1, w2, b2);
     const auto whole = attn::bahdanau_attention(A, b, W1, b1, w2, b2);
-    // Lesson 3, step 7, by hand: W_1 [1, 2, 3] and W_2 [7, 8, 9].
+    // Lesson 3, step 7, by hand: W_enc [1, 2, 3] and W_dec [7, 8, 9].
     CHECK_TENSOR_CLOSE(attn::Vector({0.5, 0.4, 0.3, -0.3, 0.2, -0.6}), xt::view(split.encoder_projection, 0, 0, xt::all()),
                        1e-15, 1e-14);
     CHECK_TENSOR_CLOSE(attn::Vector({-0.7, -0.8, -0.9, 0.7, 0.8, 0.9}), xt::view(split.decoder_projection, 0, xt::all()),

@@ -479,6 +479,9 @@ TEST_CASE("cli - compute self-attention and mha match PyTorch with their options
         {"mha", "mha-causal-left-padding", {"--heads", "2", "--causal"}},
         {"mha", "mha-b1-t1", {"--heads", "2"}},
         {"mha", "mha-float64", {"--heads", "3", "--causal"}},
+        {"self-attention", "self-attention-kv-cache-bottom-right", {"--causal", "--causal-alignment", "bottom-right"}},
+        {"self-attention", "self-attention-cross-causal-t-gt-s", {"--causal", "--causal-alignment", "top-left"}},
+        {"mha", "mha-kv-cache-bottom-right", {"--heads", "2", "--causal", "--causal-alignment", "bottom-right"}},
     };
     for (const auto& c : cases) {
         std::vector<std::string> arguments = {"compute", c.module, "--in", fixtures + "/" + c.name + "/in", "--out",
@@ -552,6 +555,15 @@ TEST_CASE("cli - compute mha and self-attention bad input is exit 2 naming tenso
         expect_error({"compute", "dot", "--in", dir.path(), "--causal"}, {"dot has no causal mask"});
         const std::string in = copy_inputs("self-attention-batch3", dir.path());
         expect_error({"compute", "self-attention", "--in", in, "--heads", "2"}, {"self-attention has no heads"});
+        expect_error({"compute", "dot", "--in", dir.path(), "--causal", "--causal-alignment", "bottom-right"},
+                     {"dot has no causal mask"});
+    }
+    SECTION("--causal-alignment without --causal, or with an unknown alignment") {
+        const std::string in = copy_inputs("self-attention-kv-cache-bottom-right", dir.path());
+        expect_error({"compute", "self-attention", "--in", in, "--causal-alignment", "bottom-right"},
+                     {"--causal-alignment bottom-right", "add --causal"});
+        expect_error({"compute", "self-attention", "--in", in, "--causal", "--causal-alignment", "bottom"},
+                     {"unknown causal alignment 'bottom'", "top-left", "bottom-right"});
     }
     SECTION("self-attention keys whose width is not the queries'") {
         const std::string in = copy_inputs("self-attention-batch3", dir.path());  // Q (3, 5, 8)

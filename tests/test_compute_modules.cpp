@@ -147,6 +147,7 @@ ComputeOptions read_options(const fs::path& case_dir) {
         const std::string key = line.substr(0, equals), value = line.substr(equals + 1);
         if (key == "heads") options.heads = std::stoi(value);
         if (key == "causal") options.causal = value == "1";
+        if (key == "causal_alignment") options.causal_alignment = value;
         if (key == "norm_first") options.norm_first = value == "1";
         if (key == "activation") options.activation = value;
         if (key == "eps") options.eps = std::stod(value);
@@ -189,14 +190,16 @@ const fs::path recorded = ATTN_SOURCE_DIR "/tests/data/compute";
 }  // namespace
 
 TEST_CASE("the self-attention module matches PyTorch on every recorded case", "[compute][pytorch]") {
-    // batch3, causal, cross (T != S), causal cross with T < S and T > S, B = 1 and T = 1, T = 1 cross, float64
-    CHECK(check_cases_with_options("self-attention") >= 8);
+    // batch3, causal, cross (T != S), causal cross with T < S and T > S, B = 1 and T = 1, T = 1 cross, float64;
+    // the bottom-right alignment: a KV cache (T < S), T > S (queries with no key), T = S
+    CHECK(check_cases_with_options("self-attention") >= 11);
 }
 
 TEST_CASE("the mha module matches torch.nn.MultiheadAttention on every recorded case", "[compute][pytorch]") {
     // self and cross with and without W_o, padding masks, causal (also with T != S and with left
     // padding), an empty sentence, B = 1 and T = 1, float64
-    CHECK(check_cases_with_options("mha") >= 13);
+    // and the bottom-right causal alignment over a KV cache with padding
+    CHECK(check_cases_with_options("mha") >= 14);
 }
 
 TEST_CASE("the encoder-layer module matches torch.nn.TransformerEncoderLayer on every recorded case", "[compute][pytorch]") {
@@ -246,6 +249,19 @@ TEST_CASE("compute options are refused by modules that do not use them and requi
     CHECK_NOTHROW(check_compute_options(find_compute_module("self-attention"), causal));
     heads.causal = true;
     CHECK_NOTHROW(check_compute_options(find_compute_module("mha"), heads));
+
+    // --causal-alignment: only with --causal, only top-left or bottom-right.
+    ComputeOptions aligned = causal;
+    aligned.causal_alignment = "bottom-right";
+    CHECK_NOTHROW(check_compute_options(find_compute_module("self-attention"), aligned));
+    CHECK_THROWS_WITH(check_compute_options(find_compute_module("dot"), aligned), Catch::Contains("dot has no causal mask"));
+    aligned.causal = false;
+    CHECK_THROWS_WITH(check_compute_options(find_compute_module("self-attention"), aligned),
+                      Catch::Contains("--causal-alignment bottom-right") && Catch::Contains("add --causal"));
+    aligned.causal = true;
+    aligned.causal_alignment = "diagonal";
+    CHECK_THROWS_WITH(check_compute_options(find_compute_module("self-attention"), aligned),
+                      Catch::Contains("unknown causal alignment 'diagonal'"));
 }
 
 TEST_CASE("mha inputs with wrong shapes or mask values are refused naming the tensors", "[compute][errors]") {

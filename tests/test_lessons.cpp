@@ -35,6 +35,46 @@ TEST_CASE("lesson 4 - causal self-attention - every expected value matches", "[l
 TEST_CASE("lesson 5 - multi-head attention - every expected value matches", "[lessons]") { check_lesson(5); }
 TEST_CASE("lesson 6 - the Transformer encoder layer - every expected value matches", "[lessons]") { check_lesson(6); }
 
+namespace {
+
+// The tensor `name` that lesson `number`'s program computed for `example`.
+attn::DynamicTensor computed(const LessonRun& run, const std::string& example, const std::string& name) {
+    return run.computed.at(example).at(name);
+}
+
+LessonRun run_of(int number) { return run_lesson(find_lesson(list_lessons(lessons_dir), std::to_string(number))); }
+
+}  // namespace
+
+TEST_CASE("lesson 4 - decoding with a KV cache gives the new tokens the rows of the full computation", "[lessons]") {
+    // Step 11: queries 2 and 3 over all four keys, aligned bottom-right, are rows 2 and 3 of step 4;
+    // aligned top-left (example "cross") they are not.
+    const LessonRun run = run_of(4);
+    const attn::DynamicTensor full = computed(run, "main", "weights"), cached = computed(run, "kv_cache", "weights");
+    const attn::DynamicTensor top_left = computed(run, "cross", "weights");
+    REQUIRE(cached.shape() == std::vector<std::size_t>({1, 2, 4}));
+    for (std::size_t t = 0; t < 2; ++t)
+        for (std::size_t s = 0; s < 4; ++s) {
+            INFO("query " << t << " key " << s);
+            CHECK(cached(0, t, s) == Approx(full(0, t + 2, s)).margin(1e-15));
+        }
+    CHECK(top_left(0, 0, 0) == 1.0);
+    const attn::DynamicTensor full_output = computed(run, "main", "output"), cached_output = computed(run, "kv_cache", "output");
+    for (std::size_t i = 0; i < 3; ++i) CHECK(cached_output(0, 1, i) == Approx(full_output(0, 3, i)).margin(1e-15));
+}
+
+TEST_CASE("lesson 6 - the worked layer's attention is lesson 5's, and its norm statistics are norm1's", "[lessons]") {
+    const LessonRun five = run_of(5), six = run_of(6);
+    const attn::DynamicTensor output5 = computed(five, "main", "output"), attention6 = computed(six, "main", "attention_output");
+    REQUIRE(output5.shape() == attention6.shape());
+    for (std::size_t i = 0; i < output5.size(); ++i) CHECK(attention6.data()[i] == Approx(output5.data()[i]).margin(1e-14));
+    const bool same_weights = computed(six, "main", "attention_weights") == computed(five, "main", "weights");
+    CHECK(same_weights);
+    // Step 5 by hand: mean 8.4375 / 4 of row 0 of x + attention(x), to the written digits.
+    CHECK(computed(six, "main", "norm1_mean")(0, 0) == Approx(2.1094).margin(5e-5));
+    CHECK(computed(six, "main", "norm1_variance")(0, 0) == Approx(2.1092).margin(5e-5));
+}
+
 TEST_CASE("every lesson folder has a program and every program a folder", "[lessons]") {
     const auto lessons = list_lessons(lessons_dir);
     for (const auto& lesson : lessons) {

@@ -28,6 +28,30 @@ TEST_CASE("the causal mask with T != S is aligned at the top-left corner", "[mas
     CHECK_TENSOR_CLOSE(tall, attn::causal_mask(3, 2), 0.0, 0.0);
 }
 
+TEST_CASE("the bottom-right causal mask lets the last query see every key", "[masks]") {
+    using attn::CausalAlignment;
+    // KV-cache decoding: 2 new queries after 2 cached keys. torch.triu(ones(2, 4), 4 - 2 + 1) hidden.
+    const attn::Matrix wide = {{0, 0, 0, -inf}, {0, 0, 0, 0}};
+    CHECK_TENSOR_CLOSE(wide, attn::causal_mask(2, 4, CausalAlignment::bottom_right), 0.0, 0.0);
+    // More queries than keys: torch.triu(ones(4, 2), -1) hidden; queries 0 and 1 see no key at all.
+    const attn::Matrix tall = {{-inf, -inf}, {-inf, -inf}, {0, -inf}, {0, 0}};
+    CHECK_TENSOR_CLOSE(tall, attn::causal_mask(4, 2, CausalAlignment::bottom_right), 0.0, 0.0);
+    // T = S: both alignments are the usual triangle.
+    CHECK_TENSOR_CLOSE(attn::causal_mask(3, 3), attn::causal_mask(3, 3, CausalAlignment::bottom_right), 0.0, 0.0);
+    CHECK(attn::is_future_key(0, 3, 2, 4, CausalAlignment::bottom_right));
+    CHECK_FALSE(attn::is_future_key(0, 2, 2, 4, CausalAlignment::bottom_right));
+    CHECK(attn::is_future_key(0, 1, 2, 4, CausalAlignment::top_left));
+}
+
+TEST_CASE("causal alignments are named top-left and bottom-right", "[masks][errors]") {
+    CHECK(attn::parse_causal_alignment("top-left") == attn::CausalAlignment::top_left);
+    CHECK(attn::parse_causal_alignment("bottom-right") == attn::CausalAlignment::bottom_right);
+    CHECK_THROWS_AS(attn::parse_causal_alignment("bottom_right"), attn::InputError);
+    CHECK_THROWS_WITH(attn::parse_causal_alignment("left"),
+                      Catch::Contains("unknown causal alignment 'left'") && Catch::Contains("top-left") &&
+                          Catch::Contains("bottom-right"));
+}
+
 TEST_CASE("every row of a causal mask keeps key 0", "[masks]") {
     for (std::size_t T : {1, 2, 5})
         for (std::size_t S : {1, 3, 7}) {

@@ -463,10 +463,16 @@ TEST_CASE("swapped norms give lesson 6's pre-norm output for post-norm and the r
     using namespace lessons56;
     const auto [x6, weights] = lesson6_layer();
     const auto wrong = attn::mistakes::transformer_encoder_layer_norms_swapped(x6, weights, lesson6_options(false));
-    // The values lesson 6 prints as prenorm_output (4 decimals).
-    CHECK_TENSOR_CLOSE(attn::Tensor3({{{2.0190, -0.1179, 1.7862, -0.0436}, {2.2383, 0.3961, 2.1140, 0.5303},
-                                       {3.1384, 0.2307, 1.2254, -0.8012}}}),
-                       wrong.output, 5e-5, 0.0);
+    // The values lesson 6 prints as prenorm_output (4 decimals), read from the document.
+    const auto document = attn::tutor::read_lesson_document(ATTN_SOURCE_DIR "/lessons/06-encoder-layer/README.md");
+    attn::DynamicTensor prenorm_output;
+    for (const auto& block : document.blocks) {
+        if (block.kind == attn::tutor::LessonBlock::Kind::expect && block.name == "prenorm_output") {
+            prenorm_output = block.literal.tensor;
+        }
+    }
+    REQUIRE(prenorm_output.dimension() == 3);
+    CHECK_TENSOR_CLOSE(attn::Tensor3(prenorm_output), wrong.output, 5e-5, 0.0);
     const auto right = attn::transformer_encoder_layer(x6, weights, lesson6_options(false));
     CHECK(distinct(right.output, wrong.output));
     const auto wrong_pre = attn::mistakes::transformer_encoder_layer_norms_swapped(x6, weights, lesson6_options(true));

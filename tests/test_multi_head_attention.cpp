@@ -102,6 +102,26 @@ TEST_CASE("the per-head loop and the vectorised form give the same numbers", "[m
     }
 }
 
+TEST_CASE("multi-head attention honours the bottom-right causal alignment in both forms", "[mha][mask]") {
+    xt::random::seed(13);
+    const attn::Tensor3 query = xt::random::randn<double>({2, 2, 8});
+    const attn::Tensor3 key = xt::random::randn<double>({2, 5, 8});
+    const auto w = random_weights(8, true);
+    attn::AttentionOptions options;
+    options.causal = true;
+    options.causal_alignment = attn::CausalAlignment::bottom_right;
+    const auto vectorised = attn::multi_head_attention(query, key, key, w, 2, options);
+    const auto loop = attn::multi_head_attention_per_head(query, key, key, w, 2, options);
+    CHECK_TENSOR_CLOSE(vectorised.weights, loop.weights, 1e-14, 1e-12);
+    CHECK_TENSOR_CLOSE(vectorised.output, loop.output, 1e-13, 1e-12);
+    const auto unmasked = attn::multi_head_attention(query, key, key, w, 2);
+    for (std::size_t b = 0; b < 2; ++b)
+        for (std::size_t j = 0; j < 2; ++j) {
+            CHECK(vectorised.weights(b, j, 0, 4) == 0.0);  // query 0 sees keys 0 … 3
+            for (std::size_t s = 0; s < 5; ++s) CHECK(vectorised.weights(b, j, 1, s) == unmasked.weights(b, j, 1, s));
+        }
+}
+
 TEST_CASE("one head is scaled dot-product attention on the projections", "[mha]") {
     xt::random::seed(8);
     const attn::Tensor3 x = xt::random::randn<double>({2, 5, 6});

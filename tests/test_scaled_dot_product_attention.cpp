@@ -115,6 +115,44 @@ TEST_CASE("the causal mask with T != S follows torch.triu of ones T by S", "[sdp
     CHECK_TENSOR_CLOSE(late_unmasked, late, 0.0, 0.0);
 }
 
+TEST_CASE("the bottom-right causal mask is KV-cache decoding: the newest query sees every key", "[sdpa][mask]") {
+    xt::random::seed(12);
+    const attn::Tensor3 Q = xt::random::randn<double>({2, 2, 3});
+    const attn::Tensor3 K = xt::random::randn<double>({2, 5, 3});
+    const attn::Tensor3 V = xt::random::randn<double>({2, 5, 2});
+    attn::AttentionOptions options = causal();
+    options.causal_alignment = attn::CausalAlignment::bottom_right;
+    const auto r = attn::scaled_dot_product_attention(Q, K, V, options);
+    const auto unmasked = attn::scaled_dot_product_attention(Q, K, V);
+    // Query 1 is the newest token: every key is its past. Query 0 sees keys 0 … 3, not key 4.
+    const attn::Tensor3 newest = xt::view(r.weights, xt::all(), xt::range(1, 2), xt::all());
+    const attn::Tensor3 newest_unmasked = xt::view(unmasked.weights, xt::all(), xt::range(1, 2), xt::all());
+    CHECK_TENSOR_CLOSE(newest_unmasked, newest, 0.0, 0.0);
+    for (std::size_t b = 0; b < 2; ++b) {
+        CHECK(r.weights(b, 0, 4) == 0.0);
+        CHECK(r.masked_scores(b, 0, 4) == -inf);
+        for (std::size_t s = 0; s < 4; ++s) CHECK(r.weights(b, 0, s) > 0.0);
+    }
+    // Each row is the softmax of the keys it sees: query 0 over keys 0 … 3 alone.
+    const attn::Tensor3 K4 = xt::view(K, xt::all(), xt::range(0, 4), xt::all());
+    const attn::Tensor3 V4 = xt::view(V, xt::all(), xt::range(0, 4), xt::all());
+    const attn::Tensor3 Q0 = xt::view(Q, xt::all(), xt::range(0, 1), xt::all());
+    const auto first = attn::scaled_dot_product_attention(Q0, K4, V4);
+    const attn::Tensor3 first_output = xt::view(r.output, xt::all(), xt::range(0, 1), xt::all());
+    CHECK_TENSOR_CLOSE(first.output, first_output, 1e-15, 1e-13);
+    // The default alignment is top-left: query 0 sees key 0 only.
+    const auto top_left = attn::scaled_dot_product_attention(Q, K, V, causal());
+    CHECK(top_left.weights(0, 0, 0) == 1.0);
+    // More queries than keys: the first T − S queries see no key, and get weights and output 0.
+    const attn::Tensor3 Q5 = xt::random::randn<double>({1, 5, 3});
+    const attn::Tensor3 K3 = xt::random::randn<double>({1, 3, 3}), V3 = xt::random::randn<double>({1, 3, 2});
+    const auto tall = attn::scaled_dot_product_attention(Q5, K3, V3, options);
+    for (std::size_t t = 0; t < 2; ++t)
+        for (std::size_t s = 0; s < 3; ++s) CHECK(tall.weights(0, t, s) == 0.0);
+    CHECK(tall.output(0, 0, 0) == 0.0);
+    CHECK(tall.weights(0, 2, 0) == 1.0);
+}
+
 TEST_CASE("padded keys get weight exactly zero and the rest renormalise", "[sdpa][mask]") {
     const attn::Tensor3 Q = {{{1, 0}}, {{1, 0}}}, K = {{{1, 0}, {0, 0}}, {{1, 0}, {0, 0}}};
     const attn::Tensor3 V = {{{1, 0}, {0, 1}}, {{1, 0}, {0, 1}}};

@@ -11,6 +11,13 @@ rewrites the body of each expect block with PyTorch's own print of the tensor.
     /usr/bin/python3 tools/lesson_expectations.py --check    # exit 1 if any block is out of date
     /usr/bin/python3 tools/lesson_expectations.py lessons/01-dot-product
 
+Both modes also check every expect block's tolerance the way the tutor's checker applies it
+(src/tutor/check.hpp: half a unit of the last written digit + atol + rtol·|value|): it must be
+smaller than the value it checks, unless the value is exactly 0, and a block that keeps the
+default atol/rtol must let its written digits decide (atol + rtol·|value| no larger than their half
+unit). Otherwise a wrong digit could pass under a green check; give such a block more digits or
+an explicit atol=0. tests/test_lesson_conventions.cpp applies the same rules.
+
 Needs Debian's python3-torch (PyTorch 1.13) and python3-numpy.
 """
 import argparse
@@ -24,6 +31,9 @@ import torch
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FENCE = re.compile(r"^(```|~~~)(.*)$")
+# A number as the tutor reads it: sign, digits, decimals, exponent (src/tutor/tensor_literal.cpp).
+NUMBER = re.compile(r"(?<![\w.])(-?)(inf|nan|\d+(?:\.(\d*))?(?:[eE]([+-]?\d+))?)")
+DEFAULT_ATOL = DEFAULT_RTOL = 1e-6  # src/tutor/check.hpp, Tolerance
 
 
 def parse_literal(text):
@@ -56,6 +66,42 @@ def parse_blocks(lines):
     return blocks
 
 
+def as_printed(tensor):
+    """float32 for printing; values within 1e-12 of zero are float64 rounding noise (0.1 + 0.2 − 0.3)
+    and would switch PyTorch's print to scientific notation: they are written as 0."""
+    tensor = tensor.detach()
+    if tensor.is_floating_point():
+        tensor = tensor.masked_fill(tensor.abs() < 1e-12, 0.0).float()
+    return tensor
+
+
+def tolerance_problems(document, lines, blocks):
+    """Expect-block elements whose tolerance could let a wrong value pass (see the module doc)."""
+    problems = []
+    for kind, name, attributes, start, end in blocks:
+        if kind != "expect":
+            continue
+        atol = float(attributes.get("atol", DEFAULT_ATOL))
+        rtol = float(attributes.get("rtol", DEFAULT_RTOL))
+        default = "atol" not in attributes and "rtol" not in attributes
+        body = re.sub(r",\s*dtype=torch\.\w+", "", "\n".join(lines[start:end]))
+        for match in NUMBER.finditer(body):
+            sign, text, decimals, exponent = match.groups()
+            if text in ("inf", "nan"):
+                continue
+            value = float(sign + text)
+            places = len(decimals) if decimals is not None else 0
+            resolution = 0.5 * 10.0 ** (int(exponent or 0) - places) if places else 0.0
+            noise = atol + rtol * abs(value)
+            if value != 0 and resolution + noise >= abs(value):
+                problems.append(f"{document}:{start}: {name}: {sign}{text} is checked to ±{resolution + noise:.3g}, "
+                                f"not smaller than the value itself")
+            elif default and resolution > 0 and noise > resolution:
+                problems.append(f"{document}:{start}: {name}: {sign}{text} is written to ±{resolution:.3g} but the "
+                                f"default tolerance allows ±{noise:.3g}: give the block atol=0")
+    return problems
+
+
 def load_reference(lesson_dir):
     """tools/reference/lessonNN_slug.py for lessons/NN-slug (dashes become underscores)."""
     number, slug = lesson_dir.name.split("-", 1)
@@ -82,8 +128,12 @@ def regenerate(document, check_only):
         if kind == "input":
             example = attributes.get("example", "main")
             values = parse_literal("\n".join(lines[start:end]))
-            inputs.setdefault(example, {})[name] = torch.tensor(values, dtype=torch.float32)
-    computed = {example: reference.compute(example, tensors) for example, tensors in inputs.items()}
+            inputs.setdefault(example, {})[name] = torch.tensor(values, dtype=torch.float64)
+    # The references compute in float64 (a seed's own code may still cast to float32, as the seed
+    # did), and each result is printed as float32, the way a model's tensor prints: the digits are
+    # those of the exact value, not of float32 cancellation (3.4149e-04 for w (1 − w), not 3.4154e-04).
+    computed = {example: {name: as_printed(tensor) for name, tensor in reference.compute(example, tensors).items()}
+                for example, tensors in inputs.items()}
 
     stale = []
     # Replace from the last block up, so earlier line numbers stay valid.
@@ -100,7 +150,7 @@ def regenerate(document, check_only):
             lines[start:end] = fresh
     if stale and not check_only:
         document.write_text("\n".join(lines), encoding="utf-8")
-    return stale
+    return stale + tolerance_problems(document, lines, parse_blocks(lines))
 
 
 def main():
@@ -116,10 +166,11 @@ def main():
     for entry in stale:
         print(entry)
     if arguments.check:
-        print(f"{len(stale)} expect block(s) differ from PyTorch" if stale else "every expect block matches PyTorch")
+        print(f"{len(stale)} problem(s): expect blocks that differ from PyTorch or whose tolerance is too wide"
+              if stale else "every expect block matches PyTorch, within a tolerance smaller than its value")
         return 1 if stale else 0
-    print(f"rewrote {len(stale)} expect block(s)")
-    return 0
+    print(f"rewrote the out-of-date expect blocks; {len(stale)} entry(ies) above")
+    return 1 if any("checked to" in entry or "default tolerance" in entry for entry in stale) else 0
 
 
 if __name__ == "__main__":

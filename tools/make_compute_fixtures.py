@@ -113,19 +113,28 @@ def bahdanau_cases():
 
 
 def save_options(name, **options):
-    """MODULE-CASE/options.txt: one `name=value` per line (heads=2, causal=1), read by the tests."""
-    text = "".join(f"{key}={int(value)}\n" for key, value in options.items())
+    """MODULE-CASE/options.txt: one `name=value` per line (heads=2, causal=1,
+    causal_alignment=bottom-right), read by the tests. Flags are written 0/1, names as they are."""
+    text = "".join(f"{key}={value if isinstance(value, str) else int(value)}\n" for key, value in options.items())
     (OUT / name / "options.txt").write_text(text)
 
 
-def self_attention_reference(Q, K, V, causal):
-    """softmax(Q Kᵀ / √d_k + mask) V in plain torch (lesson 4); the causal mask is
-    torch.triu(ones(T, S), 1) hidden, aligned at the top-left corner when T ≠ S."""
+def future_keys(T, S, alignment):
+    """The keys a causal mask hides, (T, S) booleans. top-left: torch.triu(ones(T, S), 1), query t
+    sees keys 0 … t (PyTorch's is_causal). bottom-right: torch.triu(ones(T, S), S − T + 1), query t
+    sees keys 0 … t + S − T, the last query every key (KV-cache decoding)."""
+    diagonal = 1 if alignment == "top-left" else S - T + 1
+    return torch.triu(torch.ones(T, S, dtype=torch.bool), diagonal=diagonal)
+
+
+def self_attention_reference(Q, K, V, causal, alignment="top-left"):
+    """softmax(Q Kᵀ / √d_k + mask) V in plain torch (lesson 4). A query whose keys are all hidden
+    (bottom-right with T > S) is NaN in torch; the library's policy gives it weights of 0."""
     scores = torch.bmm(Q, K.transpose(1, 2)) / Q.shape[-1] ** 0.5
     if causal:
         T, S = scores.shape[1:]
-        scores = scores.masked_fill(torch.triu(torch.ones(T, S, dtype=torch.bool), diagonal=1), float("-inf"))
-    weights = torch.softmax(scores, dim=-1)
+        scores = scores.masked_fill(future_keys(T, S, alignment), float("-inf"))
+    weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
     return {"weights": weights, "output": torch.bmm(weights, V)}
 
 
@@ -141,16 +150,25 @@ def self_attention_cases():
         "b1-t1": (1, 1, 1, 3, 2, True, torch.float32),
         "t1-cross": (2, 1, 4, 3, 3, True, torch.float32),
         "float64": (2, 4, 4, 6, 5, True, torch.float64),
+        # bottom-right alignment: two new queries over four cached keys and themselves (KV cache);
+        # more queries than keys (the first ones see nothing); T = S, where it is the usual triangle.
+        "kv-cache-bottom-right": (2, 2, 6, 4, 3, "bottom-right", torch.float32),
+        "bottom-right-t-gt-s": (2, 5, 3, 4, 3, "bottom-right", torch.float32),
+        "bottom-right-t-eq-s": (1, 4, 4, 3, 2, "bottom-right", torch.float32),
     }
     for case, (b, t, s, dk, dv, causal, dtype) in shapes.items():
         randn = lambda *shape: torch.randn(*shape, generator=generator, dtype=torch.float64).to(dtype)
         inputs = {"Q": randn(b, t, dk), "K": randn(b, s, dk), "V": randn(b, s, dv)}
         name = f"self-attention-{case}"
-        save_case(name, inputs, self_attention_reference(causal=causal, **inputs))
-        save_options(name, causal=causal)
+        alignment = causal if isinstance(causal, str) else "top-left"
+        save_case(name, inputs, self_attention_reference(causal=bool(causal), alignment=alignment, **inputs))
+        if isinstance(causal, str):
+            save_options(name, causal=True, causal_alignment=alignment)
+        else:
+            save_options(name, causal=causal)
 
 
-def mha_reference(inputs, heads, causal):
+def mha_reference(inputs, heads, causal, alignment="top-left"):
     """torch.nn.MultiheadAttention(batch_first=True) with the same weights, per-head weights.
     Without w_o its out_proj is the identity with zero bias, so output = the concatenated heads.
     A query whose keys are all masked is NaN in PyTorch; the library's policy puts weights of 0
@@ -170,7 +188,7 @@ def mha_reference(inputs, heads, causal):
         kwargs["key_padding_mask"] = inputs["attention_mask"] == 0   # PyTorch: True = ignore
         visible &= (inputs["attention_mask"] == 1)[:, None, :]
     if causal:
-        future = torch.triu(torch.ones(T, S, dtype=torch.bool), diagonal=1)
+        future = future_keys(T, S, alignment)
         kwargs["attn_mask"] = future
         visible &= ~future
     with torch.no_grad():
@@ -198,6 +216,8 @@ def mha_cases():
         "b1-t1": (1, 1, 1, 4, 2, True, None, False, False, torch.float32),
         "b1-t1-cross-padding": (1, 1, 3, 4, 4, True, [2], False, False, torch.float32),
         "float64": (2, 3, 3, 6, 3, True, [3, 2], False, True, torch.float64),
+        # bottom-right: three new tokens over five cached ones (KV-cache decoding), with padding.
+        "kv-cache-bottom-right": (2, 3, 8, 8, 2, True, [8, 6], False, "bottom-right", torch.float32),
     }
     for case, (b, t, s, d, heads, with_w_o, lengths, left, causal, dtype) in shapes.items():
         randn = lambda *shape: torch.randn(*shape, generator=generator, dtype=torch.float64).to(dtype)
@@ -214,8 +234,12 @@ def mha_cases():
             keep = positions >= s - length if left else positions < length
             inputs["attention_mask"] = keep.to(dtype)
         name = f"mha-{case}"
-        save_case(name, inputs, mha_reference(inputs, heads, causal))
-        save_options(name, heads=heads, causal=causal)
+        alignment = causal if isinstance(causal, str) else "top-left"
+        save_case(name, inputs, mha_reference(inputs, heads, bool(causal), alignment))
+        if isinstance(causal, str):
+            save_options(name, heads=heads, causal=True, causal_alignment=alignment)
+        else:
+            save_options(name, heads=heads, causal=causal)
 
 
 ENCODER_WEIGHT_NAMES = ("w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o",

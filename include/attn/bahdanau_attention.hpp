@@ -12,13 +12,13 @@
 // state_dict works unchanged. b2 shifts every score of a row by the same amount: the softmax
 // removes it, and it is kept only so that the scores match PyTorch's.
 //
-// The textbook form. Splitting W1 = [W_1 | W_2] by columns (W_1 = the first H columns, which meet
-// h̄_s; W_2 = the last H, which meet h_t) gives W1 h = W_1 h̄_s + W_2 h_t, so
+// The textbook form. Splitting W1 = [W_enc | W_dec] by columns (W_enc = the first H columns,
+// which meet h̄_s; W_dec = the last H, which meet h_t) gives W1 h = W_enc h̄_s + W_dec h_t, so
 //
-//   score_s = w2 · tanh(W_1 h̄_s + W_2 h_t + b1) + b2          (v_aᵀ tanh(W_1 h̄_s + W_2 h_t))
+//   score_s = w2 · tanh(W_enc h̄_s + W_dec h_t + b1) + b2      (v_aᵀ tanh(W_enc h̄_s + W_dec h_t))
 //
-// bahdanau_split_scores computes it that way. The split is how real decoders run it: W_1 h̄_s is
-// computed once per source sentence and reused at every decoding step; only W_2 h_t is new.
+// bahdanau_split_scores computes it that way. The split is how real decoders run it: W_enc h̄_s is
+// computed once per source sentence and reused at every decoding step; only W_dec h_t is new.
 //
 // Shapes: B batch · S source positions · H hidden size
 //   encoder_outputs (B, S, H)   decoder_output (B, H)   W1 (2H, 2H)   b1 (2H)   w2 (1, 2H)   b2 (1)
@@ -53,9 +53,9 @@ BahdanauStep bahdanau_attention(const Tensor3& encoder_outputs, const Matrix& de
 
 /// The same scores through W1's two column blocks (the textbook form).
 struct BahdanauSplitScores {
-    Tensor3 encoder_projection;  // (B, S, 2H) W_1 h̄_s, W_1 = W1[:, :H]; independent of the decoder state
-    Matrix decoder_projection;   // (B, 2H) W_2 h_t, W_2 = W1[:, H:]; one per sentence, shared by all S
-    Tensor3 preactivation;       // (B, S, 2H) W_1 h̄_s + W_2 h_t + b1 — equal to BahdanauStep::preactivation
+    Tensor3 encoder_projection;  // (B, S, 2H) W_enc h̄_s, W_enc = W1[:, :H]; independent of the decoder state
+    Matrix decoder_projection;   // (B, 2H) W_dec h_t, W_dec = W1[:, H:]; one per sentence, shared by all S
+    Tensor3 preactivation;       // (B, S, 2H) W_enc h̄_s + W_dec h_t + b1 — equal to BahdanauStep::preactivation
     Matrix scores;               // (B, S) w2 · tanh(preactivation) + b2 — equal to BahdanauStep::scores
 };
 

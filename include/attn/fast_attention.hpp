@@ -30,6 +30,9 @@
 //   r.output.shape();    // (8, 300, 768)
 //   r.weights.shape();   // (8, 8, 300, 300); each row sums to 1
 //
+// Causal mask: top-left alignment only (query t sees keys 0 … t, PyTorch's is_causal), the lesson
+// path's default; its bottom-right alignment (attn/masks.hpp) has no fast form here.
+//
 // Policies (the same as the lesson path's): a query row whose keys are all masked gets weights
 // of zero and a context of zero (never NaN; see attn/softmax.hpp). Empty biases (size 0) mean
 // "no bias"; an empty w_o means no output projection (output = the concatenated heads, as in
@@ -63,7 +66,10 @@ struct FastAttentionParameters {
 struct FastAttentionOptions {
     std::size_t heads = 1;          // h; must divide D
     FloatMatrix key_padding_mask;   // (B, S): 0 = padding, anything else attends; empty: no mask
-    bool causal = false;            // query t attends to keys s <= t only
+    bool causal = false;            // query t attends to keys s <= t only: the top-left alignment
+                                    // (torch.triu(ones(T, S), 1)). The bottom-right alignment of
+                                    // AttentionOptions::causal_alignment (KV-cache decoding) is
+                                    // not offered on this path; use the lesson path for it.
     bool need_weights = true;       // false: the (B, h, T, S) weights are not kept (less memory)
 };
 

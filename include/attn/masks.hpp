@@ -5,9 +5,15 @@
 // that remain still sum to 1. Two masks are used in lessons 4 and 5:
 //
 //   causal   a query at position t may look at keys s ≤ t, never at the future (s > t).
-//            Defined for any (T, S) the way PyTorch defines it, torch.triu(ones(T, S), 1) hidden:
-//            the grid is aligned at its top-left corner, so with T ≠ S query t still sees keys 0..t.
-//            Key 0 is never hidden, so a causal row always keeps at least one key.
+//            With T ≠ S the grid needs an alignment (CausalAlignment):
+//            top_left      (the default) query t sees keys 0 … t: torch.triu(ones(T, S), 1)
+//                          hidden, PyTorch's is_causal and attn_mask convention. Key 0 is never
+//                          hidden, so a row always keeps at least one key.
+//            bottom_right  query t sees keys 0 … t + (S − T): torch.triu(ones(T, S), S − T + 1)
+//                          hidden. The last query sees every key. This is KV-cache decoding: the
+//                          S − T keys before the T new queries are the cached past. With T > S
+//                          the first T − S queries see no key at all.
+//            With T = S the two are the same mask.
 //   padding  from a Hugging Face attention_mask (B, S): 1 = a real token (attend), 0 = padding
 //            (hide). The same row of keys is hidden for every query and every head.
 //
@@ -15,9 +21,12 @@
 // mask). softmax_last_axis turns such a row into all zeros: the library's policy (attn/softmax.hpp).
 //
 // Shapes: T queries · S keys · B batch
-//   causal_mask(T, S) → (T, S)        attention_mask (B, S) → padding_mask (B, S)
+//   causal_mask(T, S[, alignment]) → (T, S)      attention_mask (B, S) → padding_mask (B, S)
 //
 //   attn::causal_mask(3, 3);              // {{0, -inf, -inf}, {0, 0, -inf}, {0, 0, 0}}
+//   attn::causal_mask(2, 4);              // {{0, -inf, -inf, -inf}, {0, 0, -inf, -inf}}
+//   attn::causal_mask(2, 4, attn::CausalAlignment::bottom_right);
+//                                         // {{0, 0, 0, -inf}, {0, 0, 0, 0}}
 //   attn::padding_mask({{1, 1, 0}});      // {{0, 0, -inf}}
 #pragma once
 
@@ -28,11 +37,28 @@
 
 namespace attn {
 
+/// Where the causal grid sits when the number of queries T differs from the number of keys S.
+enum class CausalAlignment {
+    top_left,      // query t sees keys 0 … t (PyTorch's default); T = S: the usual triangle
+    bottom_right,  // query t sees keys 0 … t + S − T: the newest query sees every key (KV cache)
+};
+
+/// "top-left" or "bottom-right" (the CLI's spelling); InputError naming the two otherwise.
+CausalAlignment parse_causal_alignment(const std::string& name);
+
 /// True when the causal mask hides key `s` from query `t`: the key lies in the query's future.
+/// The top-left form, which needs no sizes: s > t.
 inline bool is_future_key(std::size_t t, std::size_t s) { return s > t; }
 
-/// The additive causal mask, (T, S): 0 where s ≤ t, −∞ where s > t.
-Matrix causal_mask(std::size_t queries, std::size_t keys);
+/// The same with the sizes and an alignment: bottom-right hides s > t + S − T.
+inline bool is_future_key(std::size_t t, std::size_t s, std::size_t queries, std::size_t keys,
+                          CausalAlignment alignment) {
+    if (alignment == CausalAlignment::top_left) return s > t;
+    return s + queries > t + keys;  // s > t + (S − T), without a negative unsigned value when T > S
+}
+
+/// The additive causal mask, (T, S): 0 where the key is visible, −∞ where it lies in the future.
+Matrix causal_mask(std::size_t queries, std::size_t keys, CausalAlignment alignment = CausalAlignment::top_left);
 
 /// Throws InputError unless every value of `attention_mask` is exactly 0 or 1; the message names
 /// `name`, its shape, and the first other value with its index.

@@ -72,7 +72,8 @@ Tensor4 split_heads(const Tensor3& x, std::size_t heads);
 Tensor3 merge_heads(const Tensor4& x);
 
 /// Multi-head attention, vectorised form: every (batch, head) block attended in one loop.
-/// options.scale defaults to 1/√d_k; options.causal and options.attention_mask apply to every head.
+/// options.scale defaults to 1/√d_k; options.causal (with options.causal_alignment) and
+/// options.attention_mask apply to every head.
 /// Throws ShapeError naming the tensors and shapes when they disagree (query/key/value widths,
 /// weights not (D, D), biases not (D), attention_mask not (B, S)) or when `heads` does not divide
 /// D; InputError when attention_mask holds a value other than 0 or 1 or b_o comes without w_o.

@@ -23,15 +23,20 @@
 
 #include <optional>
 
+#include "attn/masks.hpp"
 #include "attn/tensor.hpp"
 
 namespace attn {
 
 /// Which keys each query may see, and the scale of the scores.
 struct AttentionOptions {
-    /// Hide keys s > t (attn/masks.hpp); with T ≠ S the grid is aligned at its top-left corner,
-    /// as PyTorch's torch.triu(ones(T, S), 1).
+    /// Hide keys s > t (attn/masks.hpp).
     bool causal = false;
+    /// With T ≠ S, where the causal grid sits (used only when `causal`): top_left, PyTorch's
+    /// torch.triu(ones(T, S), 1), query t sees keys 0 … t; bottom_right, torch.triu(ones(T, S),
+    /// S − T + 1), query t sees keys 0 … t + S − T — KV-cache decoding, where the last query is
+    /// the newest token and every cached key is its past.
+    CausalAlignment causal_alignment = CausalAlignment::top_left;
     /// (B, S): 1 = attend to this key, 0 = padding (hidden from every query). Values must be 0 or 1.
     std::optional<Matrix> attention_mask;
     /// The factor applied to Q Kᵀ; absent: 1/√d_k with d_k the last dimension of Q.

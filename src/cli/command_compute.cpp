@@ -76,7 +76,7 @@ std::string describe_compute_modules() {
         }
         if (module.uses_heads || module.uses_causal || module.uses_layer_options) {
             text += std::string("    options:") + (module.uses_heads ? " --heads h (required)" : "") +
-                    (module.uses_causal ? " --causal" : "") +
+                    (module.uses_causal ? " --causal [--causal-alignment top-left|bottom-right]" : "") +
                     (module.uses_layer_options ? " --norm-first --eps X (default 1e-5) --activation relu|gelu (default relu)" : "") +
                     "\n";
         }
@@ -89,6 +89,7 @@ int run_compute(const GlobalOptions&, const ComputeOptions& options) {
     tutor::ComputeOptions module_options;
     module_options.heads = options.heads;
     module_options.causal = options.causal;
+    module_options.causal_alignment = options.causal_alignment;
     module_options.norm_first = options.norm_first;
     module_options.eps = options.eps;
     module_options.activation = options.activation;

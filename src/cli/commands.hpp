@@ -38,6 +38,7 @@ struct ComputeOptions {
     std::string out_dir;
     int heads = 0;        // --heads h (mha); 0 = not given
     bool causal = false;  // --causal (self-attention, mha)
+    std::string causal_alignment;  // --causal-alignment top-left|bottom-right (with --causal)
     bool norm_first = false;    // --norm-first (encoder-layer)
     std::optional<double> eps;  // --eps (encoder-layer)
     std::string activation;     // --activation relu|gelu (encoder-layer)

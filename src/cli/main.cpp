@@ -62,7 +62,10 @@ CLI::App* setup_compute(CLI::App& app, ComputeOptions& options) {
     command->add_option("--heads", options.heads, "Number of heads h (mha only; required there; must divide D)")
         ->check(at_least_one);
     command->add_flag("--causal", options.causal,
-                      "Hide from query t every key s > t (self-attention and mha; with T != S as torch.triu(ones(T, S), 1))");
+                      "Hide from query t every key in its future (self-attention and mha)");
+    command->add_option("--causal-alignment", options.causal_alignment,
+                        "Needs --causal; matters when T != S. top-left (default, PyTorch's): query t sees keys 0..t. "
+                        "bottom-right: query t sees keys 0..t+S-T, the last query sees every key (KV-cache decoding)");
     command->add_flag("--norm-first", options.norm_first, "Pre-norm: x + sublayer(norm(x)) (encoder-layer)");
     command->add_option_function<double>(
         "--eps", [&options](const double& value) { options.eps = value; }, "Layer norm eps, > 0 (encoder-layer; default 1e-5)");

@@ -20,7 +20,8 @@ void attend_block(const AttentionBlock& block, double* scores, double* masked_sc
     std::copy(scores, scores + T * S, weights);
     for (std::size_t t = 0; t < T; ++t) {
         for (std::size_t s = 0; s < S; ++s) {
-            const bool hide = (block.causal && is_future_key(t, s)) || (block.keep_key && block.keep_key[s] == 0.0);
+            const bool hide = (block.causal && is_future_key(t, s, T, S, block.causal_alignment)) ||
+                              (block.keep_key && block.keep_key[s] == 0.0);
             if (hide) weights[t * S + s] = hidden;
         }
     }

@@ -9,6 +9,8 @@
 
 #include <cstddef>
 
+#include "attn/masks.hpp"
+
 namespace attn::detail {
 
 struct AttentionBlock {
@@ -17,7 +19,8 @@ struct AttentionBlock {
     const double* v = nullptr;  // (S × d_v)
     std::size_t queries = 0, keys = 0, key_width = 0, value_width = 0;  // T, S, d_k, d_v
     double scale = 1.0;
-    bool causal = false;                 // hide keys s > t
+    bool causal = false;                 // hide keys in the query's future
+    CausalAlignment causal_alignment = CausalAlignment::top_left;  // with T ≠ S (attn/masks.hpp)
     const double* keep_key = nullptr;    // S values, 1 = attend, 0 = padding (already checked); null: none
 };
 

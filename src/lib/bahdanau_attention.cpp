@@ -78,7 +78,7 @@ BahdanauSplitScores bahdanau_split_scores(const Tensor3& encoder_outputs, const 
                                           const Matrix& W1, const Vector& b1, const Matrix& w2, const Vector& b2) {
     check_arguments("bahdanau_split_scores", encoder_outputs, decoder_output, W1, b1, w2, b2);
     const std::size_t B = encoder_outputs.shape(0), S = encoder_outputs.shape(1), H = encoder_outputs.shape(2);
-    // W1 = [W_1 | W_2]: copy the two column blocks into contiguous (2H, H) matrices for BLAS.
+    // W1 = [W_enc | W_dec]: copy the two column blocks into contiguous (2H, H) matrices for BLAS.
     Matrix W_encoder = Matrix::from_shape({2 * H, H}), W_decoder = Matrix::from_shape({2 * H, H});
     for (std::size_t r = 0; r < 2 * H; ++r) {
         std::copy(W1.data() + r * 2 * H, W1.data() + r * 2 * H + H, W_encoder.data() + r * H);

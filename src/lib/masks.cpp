@@ -8,11 +8,19 @@
 
 namespace attn {
 
-Matrix causal_mask(std::size_t queries, std::size_t keys) {
+CausalAlignment parse_causal_alignment(const std::string& name) {
+    if (name == "top-left") return CausalAlignment::top_left;
+    if (name == "bottom-right") return CausalAlignment::bottom_right;
+    throw InputError("unknown causal alignment '" + name +
+                     "'; expected top-left (query t sees keys 0 … t, PyTorch's default) or bottom-right "
+                     "(the last query sees every key, as in KV-cache decoding)");
+}
+
+Matrix causal_mask(std::size_t queries, std::size_t keys, CausalAlignment alignment) {
     Matrix mask = Matrix::from_shape({queries, keys});
     for (std::size_t t = 0; t < queries; ++t) {
         for (std::size_t s = 0; s < keys; ++s) {
-            mask(t, s) = is_future_key(t, s) ? -std::numeric_limits<double>::infinity() : 0.0;
+            mask(t, s) = is_future_key(t, s, queries, keys, alignment) ? -std::numeric_limits<double>::infinity() : 0.0;
         }
     }
     return mask;

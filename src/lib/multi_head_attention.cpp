@@ -165,6 +165,7 @@ MultiHeadAttentionResult multi_head_attention(const Tensor3& query, const Tensor
     block.value_width = dk;
     block.scale = scale_for(options, dk);
     block.causal = options.causal;
+    block.causal_alignment = options.causal_alignment;
     // After split_heads every (b, j) block is contiguous: q_heads[b, j] is a (T × d_k) matrix.
     for (std::size_t b = 0; b < B; ++b) {
         block.keep_key = options.attention_mask ? options.attention_mask->data() + b * S : nullptr;

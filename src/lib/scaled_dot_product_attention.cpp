@@ -64,6 +64,7 @@ ScaledDotProductAttentionResult scaled_dot_product_attention(const Tensor3& Q, c
     block.value_width = dv;
     block.scale = options.scale ? *options.scale : 1.0 / std::sqrt(double(dk));
     block.causal = options.causal;
+    block.causal_alignment = options.causal_alignment;
     for (std::size_t b = 0; b < B; ++b) {
         block.q = Q.data() + b * T * dk;
         block.k = K.data() + b * S * dk;

@@ -37,10 +37,15 @@ NamedTensors run_bahdanau(const NamedTensors& inputs, const ComputeOptions&) {
     return {{"scores", step.scores}, {"weights", step.weights}, {"context", step.context}};
 }
 
+CausalAlignment alignment_of(const ComputeOptions& options) {
+    return options.causal_alignment.empty() ? CausalAlignment::top_left : parse_causal_alignment(options.causal_alignment);
+}
+
 // Lesson 4: softmax(Q Kᵀ / √d_k [+ causal mask]) V, d_k the last dimension of Q.
 NamedTensors run_self_attention(const NamedTensors& inputs, const ComputeOptions& options) {
     AttentionOptions attention;
     attention.causal = options.causal;
+    attention.causal_alignment = alignment_of(options);
     const ScaledDotProductAttentionResult r =
         scaled_dot_product_attention(Tensor3(inputs.at("Q")), Tensor3(inputs.at("K")), Tensor3(inputs.at("V")), attention);
     return {{"weights", r.weights}, {"output", r.output}};
@@ -51,6 +56,7 @@ NamedTensors run_mha(const NamedTensors& inputs, const ComputeOptions& options) 
     const MultiHeadAttentionWeights w = attention_weights_from(inputs);
     AttentionOptions attention;
     attention.causal = options.causal;
+    attention.causal_alignment = alignment_of(options);
     if (inputs.count("attention_mask")) attention.attention_mask = Matrix(inputs.at("attention_mask"));
     const MultiHeadAttentionResult r =
         multi_head_attention(Tensor3(inputs.at("query")), Tensor3(inputs.at("key")), Tensor3(inputs.at("value")), w,
@@ -127,7 +133,8 @@ const std::vector<ComputeModule>& compute_modules() {
           {"context", "B,H", true, "weights-averaged encoder outputs"}},
          run_bahdanau},
         {"self-attention",
-         "lesson 4: scaled dot-product attention, softmax(Q Kᵀ / √d_k) V; --causal hides keys s > t",
+         "lesson 4: scaled dot-product attention, softmax(Q Kᵀ / √d_k) V; --causal hides keys s > t "
+         "(--causal-alignment top-left|bottom-right when T != S)",
          4,
          {{"Q", "B,T,d_k", true, "the queries"},
           {"K", "B,S,d_k", true, "the keys"},
@@ -292,9 +299,16 @@ void check_compute_options(const ComputeModule& module, const ComputeOptions& op
         throw InputError(module.name + " has no layer norm or feed-forward network: --norm-first, --eps and "
                          "--activation are for " + modules_with(&ComputeModule::uses_layer_options) + "; remove them");
     }
-    if (!module.uses_causal && options.causal) {
-        throw InputError(module.name + " has no causal mask: --causal is for " +
-                         modules_with(&ComputeModule::uses_causal) + "; remove it");
+    if (!module.uses_causal && (options.causal || !options.causal_alignment.empty())) {
+        throw InputError(module.name + " has no causal mask: --causal and --causal-alignment are for " +
+                         modules_with(&ComputeModule::uses_causal) + "; remove them");
+    }
+    if (!options.causal_alignment.empty()) {
+        if (!options.causal) {
+            throw InputError("--causal-alignment " + options.causal_alignment +
+                             " places the causal mask, and there is none: add --causal or remove it");
+        }
+        alignment_of(options);  // "unknown causal alignment 'x'; expected top-left … or bottom-right …"
     }
 }
 

@@ -31,6 +31,7 @@ struct TensorSpec {
 struct ComputeOptions {
     int heads = 0;        // --heads h: the number of heads (mha); 0 = not given
     bool causal = false;  // --causal: hide keys s > t from query t (self-attention, mha)
+    std::string causal_alignment;  // --causal-alignment top-left|bottom-right (needs --causal); empty: top-left
     // The encoder layer's options (ComputeModule::uses_layer_options):
     bool norm_first = false;    // --norm-first: pre-norm instead of post-norm
     std::optional<double> eps;  // --eps: layer norm eps, > 0; absent: 1e-5
@@ -62,7 +63,7 @@ std::string dimension_legend(const TensorSpec& spec);
 void validate_compute_inputs(const ComputeModule& module, const NamedTensors& inputs);
 
 /// InputError when the module needs --heads and was not given it, or is given --heads or --causal
-/// that it does not use.
+/// that it does not use, or --causal-alignment without --causal or with an unknown name.
 void check_compute_options(const ComputeModule& module, const ComputeOptions& options);
 
 /// Validates, runs, and checks the outputs (present, finite); returns them by name.

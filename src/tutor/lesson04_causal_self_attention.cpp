@@ -3,6 +3,7 @@
 // Computes, for each example of the document, depending on its inputs:
 //   Q, K, V (B, ·, d)          given, or projected from x with w_q, w_k, w_v (nn.Linear, no bias)
 //   scores, masked_scores, weights (B, T, S), output (B, T, d_v)   attn::scaled_dot_product_attention, causal
+//                              (aligned bottom-right in example "kv_cache": new queries over cached keys)
 //   masked_fill_weights        the same mask written as masked_fill: −∞ where tril(ones(T, S)) == 0
 //   multiplied_weights         the mistake of multiplying the scores by the 0/1 mask instead
 // and two experiments on why the scores are divided by √d_k:
@@ -26,8 +27,9 @@ namespace {
 // are independent N(0, 1), drawn from std::mt19937 with a fixed seed: the measurement behind
 // "the spread of q·k is √d". Scaled by 1/√d it should be 1 for every d.
 NamedTensors measure_spread(const Vector& widths) {
-    // 5 000 pairs estimate a standard deviation to about 1 % (1/√(2·5000)): well inside the
-    // document's 5 % tolerance, and five times faster than 20 000, which made `attn check` slow.
+    // 5 000 pairs estimate a standard deviation to about 1 % for wide vectors (1/√(2·5000)) and
+    // 2 % at d = 1, where q·k, a product of two normals, has kurtosis 9 (√(8 / (4·5000))): inside
+    // the document's 5 % tolerance, and five times faster than 20 000, which made `attn check` slow.
     constexpr std::size_t pairs = 5000;
     std::mt19937 generator(4);
     std::normal_distribution<double> normal(0.0, 1.0);
@@ -71,9 +73,9 @@ NamedTensors saturation(const Tensor3& q, const Tensor3& k) {
 }
 
 // softmax over the last axis of `scores` after the causal mask or the mistaken product.
-Tensor3 masked_fill_weights(const Tensor3& scores) {
+Tensor3 masked_fill_weights(const Tensor3& scores, CausalAlignment alignment) {
     Tensor3 filled = scores;
-    const Matrix causal = causal_mask(scores.shape(1), scores.shape(2));
+    const Matrix causal = causal_mask(scores.shape(1), scores.shape(2), alignment);
     for (std::size_t b = 0; b < filled.shape(0); ++b)
         for (std::size_t t = 0; t < filled.shape(1); ++t)
             for (std::size_t s = 0; s < filled.shape(2); ++s)
@@ -82,18 +84,19 @@ Tensor3 masked_fill_weights(const Tensor3& scores) {
 }
 
 // The mistake: scores * tril(ones) leaves a hidden key with score 0, and exp(0) = 1 is not 0.
-Tensor3 multiplied_weights(const Tensor3& scores) {
+Tensor3 multiplied_weights(const Tensor3& scores, CausalAlignment alignment) {
     Tensor3 product = scores;
+    const std::size_t T = product.shape(1), S = product.shape(2);
     for (std::size_t b = 0; b < product.shape(0); ++b)
-        for (std::size_t t = 0; t < product.shape(1); ++t)
-            for (std::size_t s = 0; s < product.shape(2); ++s)
-                if (is_future_key(t, s)) product(b, t, s) *= 0.0;
+        for (std::size_t t = 0; t < T; ++t)
+            for (std::size_t s = 0; s < S; ++s)
+                if (is_future_key(t, s, T, S, alignment)) product(b, t, s) *= 0.0;
     return softmax_last_axis(product);
 }
 
 }  // namespace
 
-NamedTensors lesson04_causal_self_attention(const std::string& /*example*/, const LessonInputs& inputs) {
+NamedTensors lesson04_causal_self_attention(const std::string& example, const LessonInputs& inputs) {
     if (inputs.has("widths")) return measure_spread(inputs.get("widths", 1, "(n)"));
     if (inputs.has("q")) return saturation(inputs.get("q", 3, "(1, 1, d_k)"), inputs.get("k", 3, "(1, S, d_k)"));
 
@@ -113,13 +116,15 @@ NamedTensors lesson04_causal_self_attention(const std::string& /*example*/, cons
     }
     AttentionOptions options;
     options.causal = true;
+    // Step 11: decoding with a KV cache, the T new queries are the last T of the S positions.
+    if (example == "kv_cache") options.causal_alignment = CausalAlignment::bottom_right;
     const ScaledDotProductAttentionResult r = scaled_dot_product_attention(Q, K, V, options);
     out["scores"] = r.scores;
     out["masked_scores"] = r.masked_scores;
     out["weights"] = r.weights;
     out["output"] = r.output;
-    out["masked_fill_weights"] = masked_fill_weights(r.scores);
-    out["multiplied_weights"] = multiplied_weights(r.scores);
+    out["masked_fill_weights"] = masked_fill_weights(r.scores, options.causal_alignment);
+    out["multiplied_weights"] = multiplied_weights(r.scores, options.causal_alignment);
     return out;
 }
 

@@ -42,15 +42,17 @@ class SeedSelfAttention(nn.Module):
         return mask.repeat(x.size(0), 1, 1)
 
 
-def causal_attention(Q, K, V):
-    """Every intermediate of softmax(Q Kᵀ / √d_k + causal mask) V, batch axis kept."""
+def causal_attention(Q, K, V, diagonal=1):
+    """Every intermediate of softmax(Q Kᵀ / √d_k + causal mask) V, batch axis kept. The mask hides
+    torch.triu(ones(T, S), diagonal): 1 aligns it top-left (query t sees keys 0 … t, PyTorch's
+    default), S − T + 1 bottom-right (query t sees keys 0 … t + S − T: a KV cache)."""
     T, S = Q.shape[1], K.shape[1]
     scores = torch.bmm(Q, K.transpose(1, 2)) / math.sqrt(Q.shape[-1])          # (B, T, S)
-    mask = torch.triu(torch.full((T, S), float('-inf')), diagonal=1)             # −∞ where s > t
+    mask = torch.triu(torch.full((T, S), float('-inf'), dtype=Q.dtype), diagonal=diagonal)
     masked_scores = scores + mask
     weights = torch.softmax(masked_scores, dim=-1)
     output = torch.bmm(weights, V)                                               # (B, T, d_v)
-    visible = torch.tril(torch.ones(T, S)) == 1
+    visible = torch.tril(torch.ones(T, S), diagonal=diagonal - 1) == 1
     out = {
         "scores": scores,
         "masked_scores": masked_scores,
@@ -58,7 +60,7 @@ def causal_attention(Q, K, V):
         "output": output,
         # The same mask written with masked_fill, and the wrong "mask" multiplied into the scores.
         "masked_fill_weights": torch.softmax(scores.masked_fill(~visible, float('-inf')), dim=-1),
-        "multiplied_weights": torch.softmax(scores * visible.float(), dim=-1),
+        "multiplied_weights": torch.softmax(scores * visible.to(scores.dtype), dim=-1),
     }
     return out
 
@@ -110,7 +112,9 @@ def compute(example, inputs):
         out.update({"Q": Q, "K": K, "V": V})
     else:
         Q, K, V = inputs["Q"], inputs["K"], inputs["V"]
-    out.update(causal_attention(Q, K, V))
+    # Step 11's KV cache: the T queries are the last T of the S positions (bottom-right alignment).
+    diagonal = K.shape[1] - Q.shape[1] + 1 if example == "kv_cache" else 1
+    out.update(causal_attention(Q, K, V, diagonal))
     if Q.shape[1] == K.shape[1] and Q.shape[0] == 1 and Q.shape[1] > 1:
         # Seed 002's own class on the same Q, K, V (its projections are not used on this path).
         seed_scores, seed_attention = SeedSelfAttention(Q.shape[-1], Q.shape[-1])(Q=Q[0], K=K[0], V=V[0])

@@ -80,7 +80,7 @@ def multi_head(x, inputs, heads, attention_mask=None, causal=False, scale=True):
 def torch_mha(x, inputs, heads, attention_mask=None, causal=False):
     """torch.nn.MultiheadAttention with the lesson's weights: in_proj_weight stacks w_q, w_k, w_v."""
     D = x.shape[-1]
-    mha = nn.MultiheadAttention(D, heads, batch_first=True)
+    mha = nn.MultiheadAttention(D, heads, batch_first=True, dtype=x.dtype)
     with torch.no_grad():
         mha.in_proj_weight.copy_(torch.cat([inputs["w_q"], inputs["w_k"], inputs["w_v"]]))
         mha.in_proj_bias.copy_(torch.cat([inputs["b_q"], inputs["b_k"], inputs["b_v"]]))
@@ -136,7 +136,7 @@ def compute(example, inputs):
         out.update(steps)
         torch_output, torch_weights = torch_mha(x, inputs, heads)
         assert close(torch_output, steps["output"]) and close(torch_weights, steps["weights"])
-        seed = SeedMultiHeadedAttention(heads, x.shape[-1])
+        seed = SeedMultiHeadedAttention(heads, x.shape[-1]).to(x.dtype)
         for name in ("query", "key", "value"):
             getattr(seed, name).load_state_dict(linear_layer(inputs[f"w_{name[0]}"], inputs[f"b_{name[0]}"]).state_dict())
         seed_context, seed_weights = seed(x, x, x)
