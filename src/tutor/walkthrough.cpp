@@ -81,10 +81,11 @@ Walkthrough build_walkthrough(const LessonRun& run, const Terminal& terminal, Te
 }
 
 std::optional<std::size_t> find_step(const Walkthrough& walkthrough, int number) {
+    if (number < 0) return std::nullopt;
     for (std::size_t s = 0; s < walkthrough.steps.size(); ++s) {
         if (step_number_in(walkthrough.steps[s].title) == number) return s;
     }
-    if (number >= 0 && static_cast<std::size_t>(number) < walkthrough.steps.size()) return static_cast<std::size_t>(number);
+    if (static_cast<std::size_t>(number) < walkthrough.steps.size()) return static_cast<std::size_t>(number);
     return std::nullopt;
 }
 
