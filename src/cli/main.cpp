@@ -203,8 +203,9 @@ void add_attention_source(CLI::App* command, AttentionSourceOptions& options) {
 CLI::App* setup_heatmap(CLI::App& app, HeatmapOptions& options) {
     auto* command = app.add_subcommand("heatmap", "Show attention weights as shaded grids in the terminal, one per head");
     add_attention_source(command, options.source);
-    command->footer("Cells are shaded by weight: 256-colour on a terminal, block characters ' ░▒▓█' when NO_COLOR is set\n"
-                    "or the output is not a terminal. A weights file must hold values in [0, 1] whose rows sum to 1\n"
+    command->footer("Cells are shaded from the grid's smallest to its largest value, with a legend under each grid:\n"
+                    "256-colour on a terminal, block characters ' ░▒▓█' when NO_COLOR is set or the output is not a\n"
+                    "terminal. A weights file must hold values in [0, 1] whose rows sum to 1\n"
                     "(within 0.01; a row of zeros, a fully masked query, is allowed).\n"
                     "Exit code 0 on success, 2 on bad input (a malformed weights file, tokens that do not match it).");
     return command;
