@@ -184,3 +184,31 @@ TEST_CASE("pager - the background colour is asked of the terminal when nothing e
     told.send("q");
     CHECK(told.wait_exit() == 0);
 }
+
+TEST_CASE("pager - Ctrl-Z gives the terminal back to the shell, fg takes it again", "[pager]") {
+    // Under an interactive shell, so that the lesson is a job that can be stopped (without line
+    // editing, which would put the terminal in its own raw mode at the prompt).
+    const auto screens = dumped_screens("1", 80, 24);
+    PtySession shell("/bin/bash", {"--norc", "--noprofile", "--noediting", "-i"}, {{"PS1", "$ "}, {"NO_COLOR", "1"}, {"COLORFGBG", "15;0"}}, 24, 80);
+    REQUIRE(shell.wait_for("$ "));
+    shell.mark();
+    shell.send(PtySession::attn_path() + " lesson 1\n");
+    REQUIRE(shell.wait_for(screens[0]));
+    REQUIRE(raw(shell.settings()));
+    shell.mark();
+    shell.send("\x1a");
+    REQUIRE(shell.wait_for("Stopped"));
+    CHECK_THAT(shell.since_mark(), Catch::Contains("\033[?1049l"));
+    shell.drain(100);
+    check_restored(shell);
+    shell.mark();
+    shell.send("fg\n");
+    REQUIRE(shell.wait_for(screens[0]));  // drawn again
+    CHECK(raw(shell.settings()));
+    press(shell, " ", screens[1]);  // and it still answers keys
+    shell.mark();
+    shell.send("q");
+    CHECK(shell.wait_for("Stopped at step 0 of lesson 1 (q)"));
+    shell.send("exit\n");
+    CHECK(shell.wait_exit() == 0);
+}

@@ -35,12 +35,20 @@ std::string without_carriage_returns(const std::string& text) {
 
 }  // namespace
 
-PtySession::PtySession(const std::vector<std::string>& arguments, const std::map<std::string, std::string>& environment,
-                       unsigned short rows, unsigned short columns) {
+std::string PtySession::attn_path() {
 #ifndef ATTN_CLI_PATH
-    (void)arguments, (void)environment, (void)rows, (void)columns;
     throw std::runtime_error("the tests were built without the attn CLI (ATTN_BUILD_CLI=OFF)");
 #else
+    return ATTN_CLI_PATH;
+#endif
+}
+
+PtySession::PtySession(const std::vector<std::string>& arguments, const std::map<std::string, std::string>& environment,
+                       unsigned short rows, unsigned short columns)
+    : PtySession(attn_path(), arguments, environment, rows, columns) {}
+
+PtySession::PtySession(const std::string& program, const std::vector<std::string>& arguments,
+                       const std::map<std::string, std::string>& environment, unsigned short rows, unsigned short columns) {
     winsize size{};
     size.ws_row = rows;
     size.ws_col = columns;
@@ -57,15 +65,14 @@ PtySession::PtySession(const std::vector<std::string>& arguments, const std::map
         ::unsetenv("NO_COLOR");
         ::setenv("TERM", "xterm-256color", 1);
         for (const auto& [name, value] : environment) ::setenv(name.c_str(), value.c_str(), 1);
-        std::vector<char*> argv{const_cast<char*>(ATTN_CLI_PATH)};
+        std::vector<char*> argv{const_cast<char*>(program.c_str())};
         for (const auto& argument : arguments) argv.push_back(const_cast<char*>(argument.c_str()));
         argv.push_back(nullptr);
-        ::execv(ATTN_CLI_PATH, argv.data());
+        ::execv(program.c_str(), argv.data());
         _exit(127);
     }
     // The slave stays open here too, so that its settings can be read after the program ends.
     ::fcntl(master_, F_SETFL, ::fcntl(master_, F_GETFL) | O_NONBLOCK);
-#endif
 }
 
 PtySession::~PtySession() {

@@ -21,6 +21,9 @@ public:
     /// TERM=xterm-256color, COLUMNS and LINES removed, and `environment` added.
     PtySession(const std::vector<std::string>& arguments, const std::map<std::string, std::string>& environment,
                unsigned short rows, unsigned short columns);
+    /// The same for another program (a shell, to see the tutor under job control).
+    PtySession(const std::string& program, const std::vector<std::string>& arguments,
+               const std::map<std::string, std::string>& environment, unsigned short rows, unsigned short columns);
     ~PtySession();
     PtySession(const PtySession&) = delete;
     PtySession& operator=(const PtySession&) = delete;
@@ -45,6 +48,9 @@ public:
     /// it did not end within the timeout (it is then killed).
     int wait_exit(int timeout_ms = 15000);
     pid_t pid() const { return child_; }
+
+    /// The path of the built `attn`.
+    static std::string attn_path();
 
 private:
     void read_available(int timeout_ms);
