@@ -124,3 +124,10 @@ TEST_CASE("cells that are not finite do not stretch the scale", "[heatmap]") {
     CHECK_THAT(text, Catch::Contains("  min  0.2500 ░0.3750 ▒0.5000 ▓0.6250 █0.7500 max\n"));
     CHECK(shades_of_row(text, "r1") == "█▒");
 }
+
+TEST_CASE("on a narrow screen the legend names the ends and the middle only", "[heatmap]") {
+    Terminal narrow;
+    narrow.width = 40;
+    const std::string text = render_heatmap(narrow, attn::Matrix({{0.0, 1.0}}));
+    CHECK_THAT(text, Catch::EndsWith("  min  0.0000 ▒0.5000 █1.0000 max\n"));
+}

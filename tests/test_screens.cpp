@@ -80,10 +80,22 @@ TEST_CASE("a pause comes before each tensor, which joins the prose above when bo
     CHECK(contains(step1[1], "first tensor 4"));
     CHECK(contains(step1[1], "comment 1"));        // the prose after a tensor belongs to it
     CHECK_FALSE(contains(step1[1], "second tensor 0"));
-    // The second tensor does not fit under the first: a new screen, starting with it.
-    CHECK(step1[2].lines[3] == "second tensor 0");
+    // The second tensor does not fit under the first: a new screen, starting with the short
+    // paragraph that introduces it.
+    CHECK(step1[2].lines[3] == "comment 0");
+    CHECK(step1[2].lines[4] == "comment 1");
+    CHECK(step1[2].lines[5].empty());
+    CHECK(step1[2].lines[6] == "second tensor 0");
     CHECK(step1[2].page == 2);
     CHECK(step1[2].pages == 3);
+}
+
+TEST_CASE("a long paragraph before a tensor is not repeated on the tensor's screen", "[screens]") {
+    Walkthrough walkthrough = sample();
+    walkthrough.steps[1].parts[2].text = numbered_lines("comment", 4);
+    const auto screens = paginate(walkthrough, screen(80, 24));
+    const Screen& last = screens[first_screen_of_step(screens, 1) + 2];
+    CHECK(last.lines[3] == "second tensor 0");
 }
 
 TEST_CASE("a step taller than the screen is cut at a blank line", "[screens]") {

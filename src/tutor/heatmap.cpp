@@ -62,16 +62,22 @@ std::string shaded(const Terminal& terminal, double shade, const std::string& te
     return "\033[48;5;" + std::to_string(background) + ";" + foreground + "m " + text + " \033[0m";
 }
 
-// "min  0.0009 ░0.2505 ▒0.5000 ▓0.7496 █0.9991 max": which shade stands for which value.
+// "min  0.0009 ░0.2505 ▒0.5000 ▓0.7496 █0.9991 max": which shade stands for which value. On a
+// narrow screen only the ends and the middle are named.
 std::string legend(const Terminal& terminal, const Scale& scale) {
     if (!scale.any_finite) return "";
     if (scale.high <= scale.low) return "  every cell: " + shaded(terminal, 0.5, cell_text(scale.low)) + "\n";
-    std::string out = "  min";
-    for (int level = 0; level <= 4; ++level) {
-        const double shade = level / 4.0;
-        out += " " + shaded(terminal, shade, cell_text(scale.low + shade * (scale.high - scale.low)));
+    std::string out;
+    for (const int step : {1, 2, 4}) {
+        out = "  min";
+        for (int level = 0; level <= 4; level += step) {
+            const double shade = level / 4.0;
+            out += " " + shaded(terminal, shade, cell_text(scale.low + shade * (scale.high - scale.low)));
+        }
+        out += " max";
+        if (visible_width(out) <= terminal.width) break;
     }
-    return out + " max\n";
+    return out + "\n";
 }
 
 std::vector<std::string> default_labels(std::size_t count) {

@@ -10,6 +10,9 @@ namespace {
 
 bool blank(const std::string& line) { return line.find_first_not_of(' ') == std::string::npos; }
 
+// The longest paragraph repeated above a tensor that starts a new screen.
+constexpr std::size_t introduction_rows = 3;
+
 // The lesson's title, the step's rule and a blank line.
 std::vector<std::string> header_lines(const Walkthrough& walkthrough, std::size_t step, const Terminal& terminal,
                                       bool compact) {
@@ -73,6 +76,15 @@ std::vector<std::pair<std::size_t, std::size_t>> cut_step(const StepBody& body, 
             continue;
         }
         start = skip_blanks(segment_start);
+        // A tensor on a new screen keeps the short paragraph that introduces it, when both fit.
+        if (s > 0) {
+            std::size_t paragraph = segment_start;
+            while (paragraph > 0 && blank(lines[paragraph - 1])) --paragraph;
+            const std::size_t paragraph_end = paragraph;
+            while (paragraph > 0 && !blank(lines[paragraph - 1])) --paragraph;
+            const bool short_paragraph = paragraph_end > paragraph && paragraph_end - paragraph <= introduction_rows;
+            if (short_paragraph && trim_blanks(paragraph, segment_end) - paragraph <= rows) start = paragraph;
+        }
         while (trim_blanks(start, segment_end) - start > rows) {
             // Too tall for one screen: cut at the last blank line in the lower two thirds, else at the bottom.
             std::size_t cut = start + rows;

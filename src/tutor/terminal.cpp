@@ -22,6 +22,12 @@ std::optional<std::size_t> size_from_environment(const char* name) {
     return static_cast<std::size_t>(value);
 }
 
+// TERM=dumb (or no TERM): a terminal that may print escape sequences instead of obeying them.
+bool dumb_terminal() {
+    const char* name = std::getenv("TERM");
+    return !name || !*name || std::string_view(name) == "dumb";
+}
+
 struct Range {
     char32_t first, last;
 };
@@ -73,7 +79,7 @@ Terminal detect_terminal(const TerminalRequest& request) {
         terminal.light = *request.light;
     } else if (const auto from_environment = background_from_colorfgbg(std::getenv("COLORFGBG"))) {
         terminal.light = *from_environment;
-    } else if (request.may_query_background && terminal.interactive) {
+    } else if (request.may_query_background && terminal.interactive && terminal.colour && !dumb_terminal()) {
         terminal.light = ask_terminal_background_is_light(STDIN_FILENO, STDOUT_FILENO, 150).value_or(false);
     }
     return terminal;

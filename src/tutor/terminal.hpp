@@ -34,8 +34,8 @@ struct TerminalRequest {
 
 /// Looks at stdout, stdin, NO_COLOR and the window size; off a terminal the size comes from
 /// COLUMNS and LINES (default 80 × 24). A light background is taken from the request, else from
-/// COLORFGBG ("15;0": white on black), else, when allowed and interactive, from the terminal's
-/// answer to an OSC 11 query within 150 ms; else the background is assumed dark.
+/// COLORFGBG ("15;0": white on black), else, when allowed, interactive, in colour and TERM is not
+/// dumb, from the terminal's answer to an OSC 11 query within 150 ms; else it is taken as dark.
 Terminal detect_terminal(const TerminalRequest& request = {});
 
 /// True when COLORFGBG names a light background colour (7, or 9 to 15), false when dark, empty
