@@ -98,6 +98,14 @@ TEST_CASE("a long paragraph before a tensor is not repeated on the tensor's scre
     CHECK(last.lines[3] == "second tensor 0");
 }
 
+TEST_CASE("a short tensor is not repeated above the next tensor's screen", "[screens]") {
+    Walkthrough walkthrough = sample();
+    walkthrough.steps[1].parts = {{true, numbered_lines("short tensor", 2)}, {true, numbered_lines("tall tensor", 19)}};
+    const auto screens = paginate(walkthrough, screen(80, 24));
+    const Screen& second = screens[first_screen_of_step(screens, 1) + 1];
+    CHECK(second.lines[3] == "tall tensor 0");
+}
+
 TEST_CASE("a step taller than the screen is cut at a blank line", "[screens]") {
     const auto screens = paginate(sample(), screen(80, 24));
     REQUIRE(screens[0].step == 0);

@@ -30,6 +30,7 @@ std::vector<std::string> header_lines(const Walkthrough& walkthrough, std::size_
 // The step's parts as lines; the indices where a tensor part begins (at the blank before it).
 struct StepBody {
     std::vector<std::string> lines;
+    std::vector<bool> prose;  // per line: part of a prose part (not a tensor block)
     std::vector<std::size_t> pauses;
 };
 
@@ -37,9 +38,15 @@ StepBody body_of(const WalkStep& step, const Terminal& terminal) {
     StepBody body;
     for (const WalkPart& part : step.parts) {
         if (part.tensor && !body.lines.empty()) body.pauses.push_back(body.lines.size());
-        if (!body.lines.empty()) body.lines.push_back("");
+        if (!body.lines.empty()) {
+            body.lines.push_back("");
+            body.prose.push_back(false);
+        }
         for (const std::string& line : split_lines(part.text)) {
-            for (const std::string& piece : break_line(line, terminal.width)) body.lines.push_back(piece);
+            for (const std::string& piece : break_line(line, terminal.width)) {
+                body.lines.push_back(piece);
+                body.prose.push_back(!part.tensor);
+            }
         }
     }
     return body;
@@ -82,7 +89,8 @@ std::vector<std::pair<std::size_t, std::size_t>> cut_step(const StepBody& body, 
             while (paragraph > 0 && blank(lines[paragraph - 1])) --paragraph;
             const std::size_t paragraph_end = paragraph;
             while (paragraph > 0 && !blank(lines[paragraph - 1])) --paragraph;
-            const bool short_paragraph = paragraph_end > paragraph && paragraph_end - paragraph <= introduction_rows;
+            const bool short_paragraph = paragraph_end > paragraph && paragraph_end - paragraph <= introduction_rows &&
+                                         body.prose[paragraph];
             if (short_paragraph && trim_blanks(paragraph, segment_end) - paragraph <= rows) start = paragraph;
         }
         while (trim_blanks(start, segment_end) - start > rows) {
