@@ -44,6 +44,18 @@ std::string example_suffix(const LessonBlock& block) {
 
 constexpr std::size_t tensor_indent = 2, expected_indent = 4;
 
+// "✓ name: expected (README.md:12) = got · max |Δ| …" in lines of the width, indented under the
+// mark; "max |Δ|" and "(README.md:12)" are never split.
+std::string check_line(const std::string& text, std::size_t width) {
+    std::string words = text;
+    for (const std::string& phrase : {std::string("max |Δ|"), std::string("over ")}) {
+        for (std::size_t at = words.find(phrase); at != std::string::npos; at = words.find(phrase, at + 1)) {
+            words[at + phrase.find(' ')] = unbreakable_space;
+        }
+    }
+    return wrap_words(words, width, "  ", "      ");
+}
+
 }  // namespace
 
 std::string format_to_fit(const DynamicTensor& tensor, std::size_t indent, std::size_t width) {
@@ -91,10 +103,9 @@ std::string describe_check(const Terminal& terminal, const LessonRun& run, const
     };
     std::string text;
     if (check.comparison.passed) {
-        text = fit_to_width("  " + paint(terminal, Style::good, "✓") + " " + block.name + example_suffix(block) +
-                                ": expected (" + where + ") = got · " + check.comparison.summary(),
-                            terminal.width) +
-               "\n";
+        text = check_line(paint(terminal, Style::good, "✓") + " " + block.name + example_suffix(block) + ": expected (" + where +
+                              ") = got · " + check.comparison.summary(),
+                          terminal.width);
         // Equal within the written digits but printed differently (a rounding boundary, or a
         // document written with more digits): show what the document says too.
         if (normalized(block.text) != normalized(format_like_pytorch(check.got))) {
@@ -102,10 +113,9 @@ std::string describe_check(const Terminal& terminal, const LessonRun& run, const
         }
         return text;
     }
-    text = fit_to_width("  " + paint(terminal, Style::bad, "✗") + " " + block.name + example_suffix(block) +
-                            " differs from the document (" + where + "): " + check.comparison.summary(),
-                        terminal.width) +
-           "\n";
+    text = check_line(paint(terminal, Style::bad, "✗") + " " + block.name + example_suffix(block) + " differs from the document (" +
+                          where + "): " + check.comparison.summary(),
+                      terminal.width);
     text += fit_to_width("    expected, as written in the document:", terminal.width) + "\n" + as_written(block.text);
     text += "    got:\n" + indent_lines(format_to_fit(check.got, expected_indent, terminal.width), std::string(expected_indent, ' '));
     return text;
