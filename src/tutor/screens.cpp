@@ -121,7 +121,7 @@ std::vector<Screen> paginate(const Walkthrough& walkthrough, const Terminal& ter
     for (std::size_t step = 0; step < walkthrough.steps.size(); ++step) {
         std::vector<std::string> header = header_lines(walkthrough, step, terminal, false);
         if (header.size() + 1 + 3 > terminal.height) header = header_lines(walkthrough, step, terminal, true);
-        const std::size_t rows = terminal.height - 1 - header.size();
+        const std::size_t rows = terminal.height > header.size() + 2 ? terminal.height - 1 - header.size() : 1;
         const StepBody body = body_of(walkthrough.steps[step], terminal);
         const auto ranges = cut_step(body, rows);
         for (std::size_t page = 0; page < ranges.size(); ++page) {

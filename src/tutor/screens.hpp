@@ -24,8 +24,8 @@ struct Screen {
     std::vector<std::string> lines;      // the header and the body, without the status bar
 };
 
-/// Every screen of every step, in order. Each has at most terminal.height − 1 lines, each line at
-/// most terminal.width columns.
+/// Every screen of every step, in order. Each has at most terminal.height − 1 lines (the tutor
+/// never asks for fewer than 10 rows), each line at most terminal.width columns.
 std::vector<Screen> paginate(const Walkthrough& walkthrough, const Terminal& terminal);
 
 /// The index of the first screen of step `step`.
