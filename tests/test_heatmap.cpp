@@ -1,6 +1,9 @@
 // Tests for tutor/heatmap.hpp: the plain-text grid (NO_COLOR, pipes), the colour grid, labels,
-// one grid per head, and label counts that do not fit.
+// one grid per head, label counts that do not fit, the legend, the scale of each grid, and the
+// ramp on a light background.
 #include <catch2/catch.hpp>
+#include <cctype>
+#include <cmath>
 
 #include "attn/error.hpp"
 #include "tutor/heatmap.hpp"
@@ -13,7 +16,8 @@ TEST_CASE("a plain heatmap shades each cell with a block character and shows its
     CHECK(text ==
           "          k0      k1\n"
           "  q0  0.0000 █1.0000\n"
-          "  q1 ▒0.5000 ▒0.5000\n");
+          "  q1 ▒0.5000 ▒0.5000\n"
+          "  min  0.0000 ░0.2500 ▒0.5000 ▓0.7500 █1.0000 max\n");
 }
 
 TEST_CASE("a colour heatmap uses a 256-colour background and readable text", "[heatmap]") {
@@ -33,7 +37,7 @@ TEST_CASE("a rank-4 tensor gets one captioned grid per batch and head", "[heatma
     attn::DynamicTensor weights = xt::ones<double>({1, 2, 2, 2}) * 0.5;
     const std::string text = render_heatmaps(Terminal{}, weights, {}, {}, {"B", "h"});
     CHECK_THAT(text, Catch::Contains("B 0 · h 0") && Catch::Contains("B 0 · h 1"));
-    CHECK(std::count(text.begin(), text.end(), '\n') == 2 * (1 + 3));
+    CHECK(std::count(text.begin(), text.end(), '\n') == 2 * (1 + 3 + 1));  // caption, labels, 2 rows, legend
 }
 
 TEST_CASE("labels that do not fit the grid are an input error", "[heatmap][errors]") {
@@ -48,7 +52,8 @@ TEST_CASE("long labels are shortened when the grid would not fit the terminal", 
     const std::vector<std::string> words = {"El", "perro", "caminando", "sobre", "el", "pasto", "verde", "hoy"};
     const attn::Matrix uniform = xt::ones<double>({8, 8}) / 8.0;
     const std::string text = render_heatmap(Terminal{}, uniform, words, words);
-    CHECK_THAT(text, Catch::Contains(" camina…") && Catch::Contains("  caminando ░0.1250"));
+    CHECK_THAT(text, Catch::Contains(" camina…") && Catch::Contains("  caminando ▒0.1250"));
+    CHECK_THAT(text, Catch::Contains("  every cell: ▒0.1250\n"));  // one value: no range to shade
     std::size_t widest = 0;
     for (std::size_t start = 0, end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
         widest = std::max(widest, visible_width(text.substr(start, end - start)));
@@ -56,4 +61,73 @@ TEST_CASE("long labels are shortened when the grid would not fit the terminal", 
     CHECK(widest <= 80);
     // A grid that fits keeps its labels whole.
     CHECK_THAT(render_heatmap(Terminal{}, attn::Matrix({{0.5, 0.5}}), {"q"}, {"caminando", "el"}), Catch::Contains("caminando"));
+}
+
+namespace {
+
+// The shade of each cell of one row of a plain grid, in order: "  q  0.3200 █0.3400" gives " █".
+// A shade is the block character just before a number, or a space when there is none.
+std::string shades_of_row(const std::string& text, const std::string& row_label) {
+    const std::size_t start = text.find("  " + row_label + " ");
+    REQUIRE(start != std::string::npos);
+    const std::string line = text.substr(start + 2 + row_label.size(), text.find('\n', start) - start - 2 - row_label.size());
+    std::string shades;
+    for (std::size_t p = 0; p < line.size(); ++p) {
+        const bool number_start = std::isdigit(static_cast<unsigned char>(line[p])) && (p == 0 || line[p - 1] == ' ' || (line[p - 1] & 0x80));
+        if (!number_start) continue;
+        shades += line[p - 1] == ' ' ? std::string(" ") : line.substr(p - 3, 3);  // the block characters are 3 bytes
+    }
+    return shades;
+}
+
+}  // namespace
+
+TEST_CASE("each grid is shaded on its own min to max, so close values of one grid differ", "[heatmap]") {
+    // Head 0 holds weights between 0.32 and 0.34, head 1 between 0 and 1. On one scale for the
+    // whole tensor, 0.32 and 0.34 would get the same shade.
+    attn::DynamicTensor weights = attn::DynamicTensor::from_shape({1, 2, 1, 3});
+    const double values[] = {0.32, 0.33, 0.34, 0.0, 0.5, 1.0};
+    std::copy(std::begin(values), std::end(values), weights.begin());
+    const std::string text = render_heatmaps(Terminal{}, weights, {"q"}, {"a", "b", "c"}, {"B", "h"});
+    INFO(text);
+    const std::size_t head1 = text.find("B 0 · h 1");
+    REQUIRE(head1 != std::string::npos);
+    CHECK(shades_of_row(text.substr(0, head1), "q") == " ▒█");
+    CHECK(shades_of_row(text.substr(head1), "q") == " ▒█");
+    // Each grid's legend names its own range.
+    CHECK_THAT(text.substr(0, head1), Catch::Contains("  min  0.3200 ░0.3250 ▒0.3300 ▓0.3350 █0.3400 max\n"));
+    CHECK_THAT(text.substr(head1), Catch::Contains("  min  0.0000 ░0.2500 ▒0.5000 ▓0.7500 █1.0000 max\n"));
+}
+
+TEST_CASE("the colour legend shows each shade with the value it stands for", "[heatmap]") {
+    Terminal colour;
+    colour.colour = true;
+    const std::string text = render_heatmap(colour, attn::Matrix({{2.0, 4.0}}));
+    // Raw scores from 2 to 4: the darkest grey stands for 2, the lightest for 4.
+    CHECK_THAT(text, Catch::Contains("  min \033[48;5;232;97m 2.0000 \033[0m"));
+    CHECK_THAT(text, Catch::Contains("\033[48;5;244;30m 3.0000 \033[0m"));
+    CHECK_THAT(text, Catch::EndsWith("\033[48;5;255;30m 4.0000 \033[0m max\n"));
+}
+
+TEST_CASE("on a light background the largest value is the darkest cell", "[heatmap]") {
+    Terminal light;
+    light.colour = true;
+    light.light = true;
+    const std::string text = render_heatmap(light, attn::Matrix({{0.0, 1.0}}));
+    CHECK_THAT(text, Catch::Contains("\033[48;5;255;30m 0.0000 \033[0m"));  // near white, black text
+    CHECK_THAT(text, Catch::Contains("\033[48;5;232;97m 1.0000 \033[0m"));  // near black, white text
+}
+
+TEST_CASE("cells that are not finite do not stretch the scale", "[heatmap]") {
+    const std::string text = render_heatmap(Terminal{}, attn::Matrix({{0.25, -INFINITY}, {0.75, 0.5}}), {"r0", "r1"}, {"c0", "c1"});
+    INFO(text);
+    CHECK_THAT(text, Catch::Contains("  min  0.2500 ░0.3750 ▒0.5000 ▓0.6250 █0.7500 max\n"));
+    CHECK(shades_of_row(text, "r1") == "█▒");
+}
+
+TEST_CASE("on a narrow screen the legend names the ends and the middle only", "[heatmap]") {
+    Terminal narrow;
+    narrow.width = 40;
+    const std::string text = render_heatmap(narrow, attn::Matrix({{0.0, 1.0}}));
+    CHECK_THAT(text, Catch::EndsWith("  min  0.0000 ▒0.5000 █1.0000 max\n"));
 }

@@ -1,15 +1,20 @@
 // `attn check [N...]`: every expected value of the named lessons, one line each, then the totals.
+// Every line fits the width (the terminal's, or --width / COLUMNS off a terminal).
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "tutor/lesson_report.hpp"
 #include "tutor/lessons.hpp"
 #include "tutor/terminal.hpp"
+#include "tutor/text_layout.hpp"
 
 namespace attn::cli {
 
 int run_check(const GlobalOptions& global, const CheckOptions& options) {
-    const auto terminal = tutor::detect_terminal();
+    tutor::TerminalRequest request;
+    request.width = options.width;
+    request.light = options.light;
+    const auto terminal = tutor::detect_terminal(request);
     const auto lessons = tutor::list_lessons(tutor::lessons_directory(global.lessons_dir));
     std::vector<const tutor::LessonInfo*> chosen;
     if (options.lessons.empty()) {
@@ -21,9 +26,8 @@ int run_check(const GlobalOptions& global, const CheckOptions& options) {
     std::size_t passed = 0, failed = 0;
     for (const auto* lesson : chosen) {
         const tutor::LessonRun run = tutor::run_lesson(*lesson);
-        std::cout << paint(terminal, tutor::Style::heading,
-                           "lesson " + std::to_string(lesson->number) + " · " + lesson->slug)
-                  << "\n";
+        const std::string heading = "lesson " + std::to_string(lesson->number) + " · " + lesson->slug;
+        std::cout << paint(terminal, tutor::Style::heading, tutor::truncate_to_width(heading, terminal.width)) << "\n";
         for (const auto& check : run.checks) {
             std::cout << tutor::describe_check(terminal, run, check);
             (check.comparison.passed ? passed : failed) += 1;

@@ -11,6 +11,7 @@
 #include "attn/error.hpp"
 #include "cli/commands.hpp"
 #include "tutor/exercises.hpp"
+#include "tutor/markdown.hpp"
 #include "tutor/terminal.hpp"
 
 #ifndef ATTN_BUILD_DIR

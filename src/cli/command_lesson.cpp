@@ -1,77 +1,106 @@
 // `attn lesson N`: the literate walkthrough — each step's prose, the tensors it computes as
-// PyTorch prints them, and a check of each against the document.
-#include <algorithm>
+// PyTorch prints them, and a check of each against the document. On a terminal it is paged for a
+// projector (tutor/pager.hpp); `--screens` prints those screens; otherwise, or with --no-pause,
+// it is one continuous text.
 #include <iostream>
 
+#include "attn/error.hpp"
 #include "cli/commands.hpp"
 #include "tutor/exercises.hpp"
 #include "tutor/lesson_report.hpp"
 #include "tutor/lessons.hpp"
+#include "tutor/pager.hpp"
+#include "tutor/screens.hpp"
 #include "tutor/terminal.hpp"
+#include "tutor/text_layout.hpp"
+#include "tutor/walkthrough.hpp"
 
 namespace attn::cli {
 
 namespace {
 
-std::string rule(const tutor::Terminal& terminal, std::string title) {
-    // Headings are painted as a whole: drop Markdown's code backticks rather than nest styles.
-    title.erase(std::remove(title.begin(), title.end(), '`'), title.end());
-    const std::size_t used = tutor::visible_width(title) + 4;
-    const std::size_t fill = terminal.width > used ? terminal.width - used : 2;
-    std::string line;
-    for (std::size_t i = 0; i < fill; ++i) line += "─";
-    return tutor::paint(terminal, tutor::Style::heading, "── " + title + " " + line) + "\n";
+tutor::TensorView tensor_view(const std::string& show) {
+    if (show == "tensor") return tutor::TensorView::tensor;
+    if (show == "both") return tutor::TensorView::both;
+    return tutor::TensorView::heatmap;
+}
+
+std::size_t first_step(const tutor::Walkthrough& walkthrough, const LessonOptions& options) {
+    if (!options.step) return 0;
+    if (const auto step = tutor::find_step(walkthrough, *options.step)) return *step;
+    throw InputError("--step " + std::to_string(*options.step) + ": lesson " + std::to_string(walkthrough.lesson_number) +
+                     " has steps " + std::to_string(walkthrough.steps.front().number) + " to " +
+                     std::to_string(walkthrough.steps.back().number));
+}
+
+// The totals and the student's next move, after the last step.
+std::string closing(const tutor::Terminal& terminal, const tutor::Walkthrough& walkthrough, const tutor::LessonRun& run) {
+    const std::size_t width = terminal.width;
+    std::string out = tutor::step_rule(terminal, "Lesson " + std::to_string(walkthrough.lesson_number) + " checked") + "  " +
+                      tutor::describe_totals(terminal, walkthrough.passed, walkthrough.failed);
+    out += tutor::wrap_words("Every number above was computed by the attn library and compared with the value written in " +
+                                 tutor::display_path(run.document.path, width - 4) + ".",
+                             width, "  ", "  ");
+    for (const auto& exercise : tutor::list_exercises(tutor::source_directory())) {
+        if (exercise.number != walkthrough.lesson_number) continue;
+        out += "\n" + tutor::wrap_words(paint(terminal, tutor::Style::accent, "Your turn:") + " implement this lesson yourself in " +
+                                            tutor::display_path(exercise.student_path, width - 4) + " and check it with `attn exercise " +
+                                            std::to_string(walkthrough.lesson_number) + "`.",
+                                        width, "  ", "  ");
+    }
+    return out;
 }
 
 }  // namespace
 
 int run_lesson(const GlobalOptions& global, const LessonOptions& options) {
-    tutor::Terminal terminal = tutor::detect_terminal();
-    if (options.no_pause) terminal.interactive = false;
+    tutor::TerminalRequest request;
+    request.width = options.width;
+    request.height = options.height;
+    request.light = options.light;
+    request.may_query_background = !options.no_pause && !options.screens;
+    tutor::Terminal terminal = tutor::detect_terminal(request);
+    if (options.no_pause || options.screens) terminal.interactive = false;
     const auto lessons = tutor::list_lessons(tutor::lessons_directory(global.lessons_dir));
     const tutor::LessonInfo& lesson = tutor::find_lesson(lessons, options.lesson);
     // Everything is computed and checked before the first line is printed: a malformed document
     // stops here with its file and line, not halfway through the class.
     const tutor::LessonRun run = tutor::run_lesson(lesson);
+    const tutor::TensorView view = tensor_view(options.show);
+    const tutor::WalkthroughLayout layout = [&run, view](const tutor::Terminal& for_terminal) {
+        return tutor::build_walkthrough(run, for_terminal, view);
+    };
+    const tutor::Walkthrough walkthrough = layout(terminal);
+    const std::size_t start = first_step(walkthrough, options);
+    const int exit_code = walkthrough.failed == 0 ? exit_success : exit_check_failed;
 
-    std::size_t passed = 0, failed = 0;
-    const auto& sections = run.document.sections;
-    for (std::size_t s = 0; s < sections.size(); ++s) {
-        const tutor::LessonSection& section = sections[s];
-        std::cout << "\n" << rule(terminal, section.heading) << "\n";
-        for (const auto& segment : section.segments) {
-            if (segment.block < 0) {
-                std::cout << tutor::render_markdown(segment.prose, terminal) << "\n";
-                continue;
-            }
-            const tutor::LessonBlock& block = run.document.blocks[static_cast<std::size_t>(segment.block)];
-            if (block.kind == tutor::LessonBlock::Kind::input) {
-                std::cout << tutor::describe_tensor(terminal, "input ", block, block.literal.tensor) << "\n";
-                if (block.heatmap) std::cout << tutor::describe_heatmap(terminal, block, block.literal.tensor) << "\n";
-                continue;
-            }
-            const tutor::CheckResult* check = run.check_for_block(segment.block);
-            std::cout << tutor::describe_tensor(terminal, "", block, check->got);
-            if (block.heatmap) std::cout << "\n" << tutor::describe_heatmap(terminal, block, check->got) << "\n";
-            std::cout << tutor::describe_check(terminal, run, *check) << "\n";
-            (check->comparison.passed ? passed : failed) += 1;
+    if (options.screens) {
+        // The screens the pager would show, each followed by a line holding a form feed.
+        const auto screens = tutor::paginate(walkthrough, terminal);
+        for (std::size_t i = tutor::first_screen_of_step(screens, start); i < screens.size(); ++i) {
+            std::cout << tutor::draw_screen(walkthrough, screens, i, terminal, "") << "\n\f\n";
         }
-        if (s + 1 < sections.size() && !tutor::wait_for_next_step(terminal)) {
-            std::cout << "\nStopped before the end of the lesson: " << tutor::describe_totals(terminal, passed, failed);
-            return failed == 0 ? exit_success : exit_check_failed;
-        }
+        return exit_code;
     }
-    std::cout << rule(terminal, "Lesson " + std::to_string(lesson.number) + " checked") << "  "
-              << tutor::describe_totals(terminal, passed, failed);
-    std::cout << "\n  Every number above was computed by the attn library and compared with the value written in\n"
-                 "  " << run.document.path << ".\n";
-    // The next step for a student: writing the lesson's function themselves.
-    for (const auto& exercise : tutor::list_exercises(tutor::source_directory())) {
-        if (exercise.number != lesson.number) continue;
-        std::cout << "\n  " << paint(terminal, tutor::Style::accent, "Your turn:") << " implement this lesson yourself in "
-                  << exercise.student_path << "\n  and check it with `attn exercise " << lesson.number << "`.\n";
+    if (!terminal.interactive) {
+        std::cout << tutor::continuous_text(walkthrough, terminal, start) << closing(terminal, walkthrough, run);
+        return exit_code;
     }
-    return failed == 0 ? exit_success : exit_check_failed;
+    const tutor::PagerResult result = tutor::run_pager(layout, request, terminal, start);
+    const std::string where = "step " + std::to_string(walkthrough.steps[result.step].number) + " of lesson " +
+                              std::to_string(walkthrough.lesson_number);
+    switch (result.outcome) {
+        case tutor::PagerOutcome::finished: std::cout << closing(terminal, walkthrough, run); break;
+        case tutor::PagerOutcome::quit:
+            std::cout << "Stopped at " << where << " (q). The lesson's checks: "
+                      << tutor::describe_totals(terminal, walkthrough.passed, walkthrough.failed);
+            break;
+        case tutor::PagerOutcome::end_of_input:
+            std::cout << "End of input (Ctrl-D): stopped at " << where << ". The lesson's checks: "
+                      << tutor::describe_totals(terminal, walkthrough.passed, walkthrough.failed);
+            break;
+    }
+    return exit_code;
 }
 
 }  // namespace attn::cli

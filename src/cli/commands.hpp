@@ -23,12 +23,19 @@ int run_list(const GlobalOptions& global, const ListOptions& options);
 
 struct LessonOptions {
     std::string lesson;  // number or slug
-    bool no_pause = false;
+    bool no_pause = false;                     // --no-pause: one continuous text, as for a pipe
+    bool screens = false;                      // --screens: print the pager's screens, separated by form feeds
+    std::optional<int> step;                   // --step N: start at step N
+    std::optional<std::size_t> width, height;  // --width, --height: the screen's size in columns and rows
+    std::optional<bool> light;                 // --light (true) or --dark (false); else detected
+    std::string show = "heatmap";              // --show heatmap|tensor|both, for blocks marked heatmap
 };
 int run_lesson(const GlobalOptions& global, const LessonOptions& options);
 
 struct CheckOptions {
     std::vector<std::string> lessons;  // numbers or slugs; empty: all
+    std::optional<std::size_t> width;  // --width: columns every line must fit in
+    std::optional<bool> light;         // --light (true) or --dark (false); else detected
 };
 int run_check(const GlobalOptions& global, const CheckOptions& options);
 

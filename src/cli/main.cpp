@@ -36,18 +36,67 @@ CLI::App* setup_list(CLI::App& app, ListOptions&) {
     return app.add_subcommand("list", "List the lessons, numbered, with their titles");
 }
 
+// A screen size: a whole number in [low, 1000].
+CLI::Validator screen_size(long long low) {
+    return CLI::Validator(
+        [low](std::string& input) -> std::string {
+            std::size_t used = 0;
+            try {
+                const long long value = std::stoll(input, &used);
+                if (used == input.size() && value >= low && value <= 1000) return {};
+            } catch (const std::exception&) {
+            }
+            return "must be a whole number from " + std::to_string(low) + " to 1000, not '" + input + "'";
+        },
+        "N in [" + std::to_string(low) + ", 1000]");
+}
+
+// --light and --dark: the palette for the terminal's background (otherwise detected).
+void add_background_flags(CLI::App* command, std::optional<bool>& light) {
+    auto* light_flag = command->add_flag_callback("--light", [&light]() { light = true; },
+                                                  "Colours for a light background (black on white); default: detected from "
+                                                  "COLORFGBG or by asking the terminal, else dark");
+    auto* dark_flag = command->add_flag_callback("--dark", [&light]() { light = false; }, "Colours for a dark background");
+    light_flag->excludes(dark_flag);
+}
+
 CLI::App* setup_lesson(CLI::App& app, LessonOptions& options) {
     auto* command = app.add_subcommand("lesson", "Walk through a lesson: prose, every intermediate tensor, and a check of each");
     command->add_option("lesson", options.lesson, "Lesson number or slug, e.g. 1 or dot-product")->required();
     command->add_flag("--no-pause", options.no_pause,
-                      "Do not wait for Enter between steps (it never waits when output is not a terminal)");
-    command->footer("Exit code 0 when every check passes, 1 when one fails, 2 on bad input.");
+                      "One continuous text without pauses (always so when the output is not a terminal)");
+    command->add_option_function<int>(
+               "--step", [&options](const int& value) { options.step = value; }, "Start at step N (0 is the introduction)")
+        ->check(CLI::Range(0, 9999));
+    command->add_option_function<std::size_t>(
+               "--width", [&options](const std::size_t& value) { options.width = value; },
+               "Columns every line must fit in (default: the terminal's, at most 100; off a terminal $COLUMNS, else 80)")
+        ->check(screen_size(40));
+    command->add_option_function<std::size_t>(
+               "--height", [&options](const std::size_t& value) { options.height = value; },
+               "Rows of one screen (default: the terminal's; off a terminal $LINES, else 24)")
+        ->check(screen_size(10));
+    add_background_flags(command, options.light);
+    command->add_option("--show", options.show,
+                        "For tensors drawn as heat maps: heatmap (the shaded grid, with its values), tensor (PyTorch's print) or both")
+        ->check(CLI::IsMember({"heatmap", "tensor", "both"}))
+        ->capture_default_str();
+    command->add_flag("--screens", options.screens,
+                      "Print the screens the pager would show at --width x --height, each followed by a line holding a form feed");
+    command->footer("Keys on a terminal: Enter or space next screen · b back · g N Enter go to step N · q quit.\n"
+                    "Ctrl-D stops as q does. The terminal is restored on exit, on Ctrl-C and on SIGTERM.\n"
+                    "Exit code 0 when every check passes, 1 when one fails, 2 on bad input.");
     return command;
 }
 
 CLI::App* setup_check(CLI::App& app, CheckOptions& options) {
     auto* command = app.add_subcommand("check", "Check every expected value of the lessons, one line per check");
     command->add_option("lessons", options.lessons, "Lesson numbers or slugs (default: all lessons)");
+    command->add_option_function<std::size_t>(
+               "--width", [&options](const std::size_t& value) { options.width = value; },
+               "Columns every line must fit in (default: the terminal's, at most 100; off a terminal $COLUMNS, else 80)")
+        ->check(screen_size(40));
+    add_background_flags(command, options.light);
     command->footer("Ends with a line 'N passed, N failed'. Exit code 0 when all pass, 1 otherwise, 2 on bad input.");
     return command;
 }
@@ -157,8 +206,9 @@ void add_attention_source(CLI::App* command, AttentionSourceOptions& options) {
 CLI::App* setup_heatmap(CLI::App& app, HeatmapOptions& options) {
     auto* command = app.add_subcommand("heatmap", "Show attention weights as shaded grids in the terminal, one per head");
     add_attention_source(command, options.source);
-    command->footer("Cells are shaded by weight: 256-colour on a terminal, block characters ' ░▒▓█' when NO_COLOR is set\n"
-                    "or the output is not a terminal. A weights file must hold values in [0, 1] whose rows sum to 1\n"
+    command->footer("Cells are shaded from the grid's smallest to its largest value, with a legend under each grid:\n"
+                    "256-colour on a terminal, block characters ' ░▒▓█' when NO_COLOR is set or the output is not a\n"
+                    "terminal. A weights file must hold values in [0, 1] whose rows sum to 1\n"
                     "(within 0.01; a row of zeros, a fully masked query, is allowed).\n"
                     "Exit code 0 on success, 2 on bad input (a malformed weights file, tokens that do not match it).");
     return command;

@@ -23,9 +23,11 @@ std::string cell_text(double value) {
     return buffer;
 }
 
-// Shade in [0, 1] for a value, on [0, 1] for weights or on min..max otherwise.
+// Shade in [0, 1] for a value: min → max of one grid, so that the values of that grid are told
+// apart even when they are close (0.32 and 0.34 among weights of 0.30 to 0.36).
 struct Scale {
     double low = 0.0, high = 1.0;
+    bool any_finite = false;
     double operator()(double value) const {
         if (!std::isfinite(value)) return value > 0 ? 1.0 : 0.0;
         if (high <= low) return 0.5;
@@ -34,15 +36,15 @@ struct Scale {
 };
 
 Scale scale_for(const double* data, std::size_t count) {
-    double low = INFINITY, high = -INFINITY;
+    Scale scale{INFINITY, -INFINITY, false};
     for (std::size_t i = 0; i < count; ++i) {
         if (!std::isfinite(data[i])) continue;
-        low = std::min(low, data[i]);
-        high = std::max(high, data[i]);
+        scale.low = std::min(scale.low, data[i]);
+        scale.high = std::max(scale.high, data[i]);
+        scale.any_finite = true;
     }
-    if (low >= 0.0 && high <= 1.0) return Scale{0.0, 1.0};
-    if (low > high) return Scale{0.0, 1.0};
-    return Scale{low, high};
+    if (!scale.any_finite) return Scale{0.0, 1.0, false};
+    return scale;
 }
 
 std::string shaded(const Terminal& terminal, double shade, const std::string& text) {
@@ -51,10 +53,31 @@ std::string shaded(const Terminal& terminal, double shade, const std::string& te
         const int level = std::min(4, static_cast<int>(std::lround(shade * 4.0)));
         return std::string(blocks[level]) + text;
     }
-    // A grey ramp (232 = near black … 255 = near white) with text that stays readable on it.
-    const int background = 232 + std::min(23, static_cast<int>(std::lround(shade * 23.0)));
-    const char* foreground = shade > 0.55 ? "30" : "97";
+    // A grey ramp (232 = near black … 255 = near white). The highest value stands out from the
+    // background: white on a dark terminal, black on a light one. The text is black on the light
+    // greys and white on the dark ones.
+    const int step = std::min(23, static_cast<int>(std::lround(shade * 23.0)));
+    const int background = terminal.light ? 255 - step : 232 + step;
+    const char* foreground = background >= 244 ? "30" : "97";
     return "\033[48;5;" + std::to_string(background) + ";" + foreground + "m " + text + " \033[0m";
+}
+
+// "min  0.0009 ░0.2505 ▒0.5000 ▓0.7496 █0.9991 max": which shade stands for which value. On a
+// narrow screen only the ends and the middle are named.
+std::string legend(const Terminal& terminal, const Scale& scale) {
+    if (!scale.any_finite) return "";
+    if (scale.high <= scale.low) return "  every cell: " + shaded(terminal, 0.5, cell_text(scale.low)) + "\n";
+    std::string out;
+    for (const int step : {1, 2, 4}) {
+        out = "  min";
+        for (int level = 0; level <= 4; level += step) {
+            const double shade = level / 4.0;
+            out += " " + shaded(terminal, shade, cell_text(scale.low + shade * (scale.high - scale.low)));
+        }
+        out += " max";
+        if (visible_width(out) <= terminal.width) break;
+    }
+    return out + "\n";
 }
 
 std::vector<std::string> default_labels(std::size_t count) {
@@ -63,8 +86,10 @@ std::vector<std::string> default_labels(std::size_t count) {
     return labels;
 }
 
+// One grid, shaded on its own min..max, followed by its legend.
 std::string grid(const Terminal& terminal, const double* data, std::size_t rows, std::size_t columns,
-                 const Scale& scale, std::vector<std::string> row_labels, std::vector<std::string> column_labels) {
+                 std::vector<std::string> row_labels, std::vector<std::string> column_labels) {
+    const Scale scale = scale_for(data, rows * columns);
     if (row_labels.empty()) row_labels = default_labels(rows);
     if (column_labels.empty()) column_labels = default_labels(columns);
     if (row_labels.size() != rows || column_labels.size() != columns) {
@@ -108,7 +133,7 @@ std::string grid(const Terminal& terminal, const double* data, std::size_t rows,
         }
         out += "\n";
     }
-    return out;
+    return out + legend(terminal, scale);
 }
 
 }  // namespace
@@ -130,8 +155,7 @@ std::string shorten_label(const std::string& label, std::size_t width) {
 
 std::string render_heatmap(const Terminal& terminal, const Matrix& values, const std::vector<std::string>& row_labels,
                            const std::vector<std::string>& column_labels) {
-    return grid(terminal, values.data(), values.shape(0), values.shape(1), scale_for(values.data(), values.size()),
-                row_labels, column_labels);
+    return grid(terminal, values.data(), values.shape(0), values.shape(1), row_labels, column_labels);
 }
 
 std::string render_heatmaps(const Terminal& terminal, const DynamicTensor& values,
@@ -142,8 +166,7 @@ std::string render_heatmaps(const Terminal& terminal, const DynamicTensor& value
     if (rank == 0 || rank > 4) {
         throw InputError("heatmap: a tensor of rank " + std::to_string(rank) + " cannot be drawn; expected rank 1 to 4");
     }
-    const Scale scale = scale_for(values.data(), values.size());
-    if (rank == 1) return grid(terminal, values.data(), 1, values.shape()[0], scale, row_labels, column_labels);
+    if (rank == 1) return grid(terminal, values.data(), 1, values.shape()[0], row_labels, column_labels);
     const std::size_t rows = values.shape()[rank - 2], columns = values.shape()[rank - 1];
     std::size_t grids = 1;
     for (std::size_t d = 0; d + 2 < rank; ++d) grids *= values.shape()[d];
@@ -162,9 +185,9 @@ std::string render_heatmaps(const Terminal& terminal, const DynamicTensor& value
                 const std::string name = d < axis_names.size() ? axis_names[d] : "index " + std::to_string(d);
                 caption += (d ? " · " : "") + name + " " + std::to_string(index[d]);
             }
-            out += "  " + paint(terminal, Style::dim, caption) + "\n";
+            out += "  " + paint(terminal, Style::bold, caption) + "\n";
         }
-        out += grid(terminal, values.data() + g * rows * columns, rows, columns, scale, row_labels, column_labels);
+        out += grid(terminal, values.data() + g * rows * columns, rows, columns, row_labels, column_labels);
     }
     return out;
 }

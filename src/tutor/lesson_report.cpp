@@ -1,11 +1,13 @@
 #include "tutor/lesson_report.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
 #include "attn/shape.hpp"
 #include "tutor/heatmap.hpp"
 #include "tutor/tensor_format.hpp"
+#include "tutor/text_layout.hpp"
 
 namespace attn::tutor {
 
@@ -16,6 +18,12 @@ std::string indent_lines(const std::string& text, const std::string& indent) {
     std::string out;
     for (std::string line; std::getline(stream, line);) out += (line.empty() ? "" : indent) + line + "\n";
     return out;
+}
+
+std::size_t widest_line(const std::string& text) {
+    std::size_t widest = 0;
+    for (const std::string& line : split_lines(text)) widest = std::max(widest, visible_width(line));
+    return widest;
 }
 
 // The text with runs of white space folded, to compare two prints of a tensor.
@@ -34,19 +42,52 @@ std::string example_suffix(const LessonBlock& block) {
     return block.example == "main" ? "" : " [example " + block.example + "]";
 }
 
+constexpr std::size_t tensor_indent = 2, expected_indent = 4;
+
+// "✓ name: expected (README.md:12) = got · max |Δ| …" in lines of the width, indented under the
+// mark; "max |Δ|" and "(README.md:12)" are never split.
+std::string check_line(const std::string& text, std::size_t width) {
+    std::string words = text;
+    for (const std::string& phrase : {std::string("max |Δ|"), std::string("over ")}) {
+        for (std::size_t at = words.find(phrase); at != std::string::npos; at = words.find(phrase, at + 1)) {
+            words[at + phrase.find(' ')] = unbreakable_space;
+        }
+    }
+    return wrap_words(words, width, "  ", "      ");
+}
+
 }  // namespace
 
-std::string describe_tensor(const Terminal& terminal, const std::string& label, const LessonBlock& block,
-                            const DynamicTensor& tensor) {
+std::string format_to_fit(const DynamicTensor& tensor, std::size_t indent, std::size_t width) {
+    PrintOptions options;  // PyTorch's defaults: linewidth 80
+    std::string text = format_like_pytorch(tensor, options);
+    if (widest_line(text) + indent <= width) return text;
+    // PyTorch's linewidth does not count the closing brackets: narrow it until the lines fit.
+    const std::size_t room = width > indent ? width - indent : 1;
+    for (options.linewidth = std::min<std::size_t>(room, 80); options.linewidth > 8; --options.linewidth) {
+        text = format_like_pytorch(tensor, options);
+        if (widest_line(text) <= room) return text;
+    }
+    return fit_to_width(text, room, 0);  // one number per line is still too wide: cut
+}
+
+std::string describe_tensor_title(const Terminal& terminal, const std::string& label, const LessonBlock& block,
+                                  const DynamicTensor& tensor) {
     std::string legend;
     if (!block.dimension_letters.empty()) {
         legend = "(";
         for (std::size_t i = 0; i < block.dimension_letters.size(); ++i) legend += (i ? ", " : "") + block.dimension_letters[i];
         legend += ") = ";
     }
-    std::string text = "  " + paint(terminal, Style::dim, label) + paint(terminal, Style::bold, block.name) +
-                       example_suffix(block) + "  " + paint(terminal, Style::dim, legend + shape_string(tensor.shape())) + "\n";
-    return text + indent_lines(format_like_pytorch(tensor), "  ");
+    const std::string title = "  " + paint(terminal, Style::dim, label) + paint(terminal, Style::bold, block.name) +
+                              example_suffix(block) + "  " + paint(terminal, Style::dim, legend + shape_string(tensor.shape()));
+    return fit_to_width(title, terminal.width) + "\n";
+}
+
+std::string describe_tensor(const Terminal& terminal, const std::string& label, const LessonBlock& block,
+                            const DynamicTensor& tensor) {
+    return describe_tensor_title(terminal, label, block, tensor) +
+           indent_lines(format_to_fit(tensor, tensor_indent, terminal.width), std::string(tensor_indent, ' '));
 }
 
 std::string describe_heatmap(const Terminal& terminal, const LessonBlock& block, const DynamicTensor& tensor) {
@@ -56,26 +97,54 @@ std::string describe_heatmap(const Terminal& terminal, const LessonBlock& block,
 std::string describe_check(const Terminal& terminal, const LessonRun& run, const CheckResult& check) {
     const LessonBlock& block = run.document.blocks[static_cast<std::size_t>(check.block)];
     const std::string where = std::filesystem::path(run.document.path).filename().string() + ":" + std::to_string(block.line);
+    // The document's text as written, fitted to the screen like any other line.
+    const auto as_written = [&terminal](const std::string& text) {
+        return fit_to_width(indent_lines(text, std::string(expected_indent, ' ')), terminal.width);
+    };
+    std::string text;
     if (check.comparison.passed) {
-        std::string text = "  " + paint(terminal, Style::good, "✓") + " " + block.name + example_suffix(block) +
-                           ": expected (" + where + ") = got · " + check.comparison.summary() + "\n";
+        text = check_line(paint(terminal, Style::good, "✓") + " " + block.name + example_suffix(block) + ": expected (" + where +
+                              ") = got · " + check.comparison.summary(),
+                          terminal.width);
         // Equal within the written digits but printed differently (a rounding boundary, or a
         // document written with more digits): show what the document says too.
         if (normalized(block.text) != normalized(format_like_pytorch(check.got))) {
-            text += "    expected, as written in the document:\n" + indent_lines(block.text, "    ");
+            text += fit_to_width("    expected, as written in the document:", terminal.width) + "\n" + as_written(block.text);
         }
         return text;
     }
-    std::string text = "  " + paint(terminal, Style::bad, "✗") + " " + block.name + example_suffix(block) +
-                       " differs from the document (" + where + "): " + check.comparison.summary() + "\n";
-    text += "    expected, as written in the document:\n" + indent_lines(block.text, "    ");
-    text += "    got:\n" + indent_lines(format_like_pytorch(check.got), "    ");
+    text = check_line(paint(terminal, Style::bad, "✗") + " " + block.name + example_suffix(block) + " differs from the document (" +
+                          where + "): " + check.comparison.summary(),
+                      terminal.width);
+    text += fit_to_width("    expected, as written in the document:", terminal.width) + "\n" + as_written(block.text);
+    text += "    got:\n" + indent_lines(format_to_fit(check.got, expected_indent, terminal.width), std::string(expected_indent, ' '));
     return text;
 }
 
 std::string describe_totals(const Terminal& terminal, std::size_t passed, std::size_t failed) {
     const std::string line = std::to_string(passed) + " passed, " + std::to_string(failed) + " failed";
     return paint(terminal, failed == 0 ? Style::good : Style::bad, line) + "\n";
+}
+
+std::string display_path(const std::string& path, std::size_t width) {
+    namespace fs = std::filesystem;
+    std::string shown = path;
+    std::error_code error;
+    const fs::path absolute = fs::weakly_canonical(fs::absolute(path, error), error);
+    const fs::path here = fs::current_path(error);
+    if (!error && !absolute.empty()) {
+        const fs::path relative = absolute.lexically_relative(here);
+        if (!relative.empty() && relative.native().rfind("..", 0) != 0) shown = relative.string();
+    }
+    if (visible_width(shown) <= width || width < 2) return shown;
+    // Keep the end, which names the lesson and the file.
+    std::string tail;
+    for (std::size_t i = shown.size(); i-- > 0;) {
+        if ((static_cast<unsigned char>(shown[i]) & 0xC0) == 0x80) continue;  // inside a character
+        if (visible_width(shown.substr(i)) > width - 1) break;
+        tail = shown.substr(i);
+    }
+    return "…" + tail;
 }
 
 }  // namespace attn::tutor

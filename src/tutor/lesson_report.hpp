@@ -1,5 +1,5 @@
 // tutor/lesson_report.hpp — the lines the tutor prints about tensors and checks, shared by
-// `attn lesson` (with prose) and `attn check` (without).
+// `attn lesson` (with prose) and `attn check` (without). Every line fits terminal.width.
 //
 //   scores  (B, S) = (2, 2)
 //   tensor([[50., 57.],
@@ -14,9 +14,18 @@
 
 namespace attn::tutor {
 
+/// The tensor as PyTorch prints it, every line fitting `width` columns once indented by `indent`:
+/// PyTorch's own print (linewidth 80) when that fits; else PyTorch's print with the linewidth
+/// narrowed (as torch.set_printoptions(linewidth=...) would) until it fits.
+std::string format_to_fit(const DynamicTensor& tensor, std::size_t indent, std::size_t width);
+
 /// "encoder_outputs  (B, S, H) = (2, 2, 3)" followed by the tensor as PyTorch prints it, indented.
 std::string describe_tensor(const Terminal& terminal, const std::string& label, const LessonBlock& block,
                             const DynamicTensor& tensor);
+
+/// "encoder_outputs  (B, S, H) = (2, 2, 3)" alone: the line above a tensor or its heat map.
+std::string describe_tensor_title(const Terminal& terminal, const std::string& label, const LessonBlock& block,
+                                  const DynamicTensor& tensor);
 
 /// The tensor as shaded grids, labelled by the block's rows=/columns= and its shape letters.
 std::string describe_heatmap(const Terminal& terminal, const LessonBlock& block, const DynamicTensor& tensor);
@@ -26,5 +35,9 @@ std::string describe_check(const Terminal& terminal, const LessonRun& run, const
 
 /// "4 passed, 0 failed", coloured by the outcome.
 std::string describe_totals(const Terminal& terminal, std::size_t passed, std::size_t failed);
+
+/// A path as the class should read it: relative to the working folder when it is inside it,
+/// else unchanged; shortened from the left with "…" when it is wider than `width`.
+std::string display_path(const std::string& path, std::size_t width);
 
 }  // namespace attn::tutor

@@ -1,0 +1,22 @@
+// tutor/markdown.hpp — a lesson's Markdown prose, laid out for the terminal.
+//
+// Why: the class reads the document's prose on a projector, at whatever width it has. Every line
+// this returns fits terminal.width: paragraphs and list items are wrapped (never inside a short
+// `code span`), tables are re-aligned or shown as lists (markdown_table.hpp), and the lines of a
+// formula or code block that are too wide are broken at a space with a hanging indent.
+//
+//   render_markdown("Some **bold** prose.\n\n```\nscore = q · k\n```\n", terminal);
+#pragma once
+
+#include <string>
+
+#include "tutor/terminal.hpp"
+
+namespace attn::tutor {
+
+/// Markdown prose for the terminal: paragraphs and list items wrapped to the width, `code` and
+/// **bold** styled, [links](url) reduced to their text, code blocks indented by four columns,
+/// tables laid out again, HTML comments dropped. No line is wider than terminal.width.
+std::string render_markdown(const std::string& markdown, const Terminal& terminal);
+
+}  // namespace attn::tutor

@@ -1,0 +1,118 @@
+#include "tutor/walkthrough.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "tutor/lesson_report.hpp"
+#include "tutor/markdown.hpp"
+#include "tutor/markdown_inline.hpp"
+#include "tutor/text_layout.hpp"
+
+namespace attn::tutor {
+
+namespace {
+
+std::size_t widest_line(const std::string& text) {
+    std::size_t widest = 0;
+    for (const std::string& line : split_lines(text)) widest = std::max(widest, visible_width(line));
+    return widest;
+}
+
+// A heading as plain text: `code` and **bold** marks removed, spaces kept.
+std::string plain_heading(const std::string& heading) {
+    std::string text = render_inline(heading, Terminal{});
+    std::replace(text.begin(), text.end(), unbreakable_space, ' ');
+    return text;
+}
+
+// 4 for "Step 4 — Context" (also "Step 4. …", "Step 4: …"); -1 otherwise.
+int step_number_in(const std::string& title) {
+    if (title.rfind("Step ", 0) != 0) return -1;
+    std::size_t end = 5;
+    while (end < title.size() && std::isdigit(static_cast<unsigned char>(title[end])) && end < 12) ++end;
+    if (end == 5) return -1;
+    if (end < title.size() && title[end] != ' ' && title[end] != '.' && title[end] != ':') return -1;
+    return std::stoi(title.substr(5, end - 5));
+}
+
+// A tensor block as the class sees it: its title, then its print, its heat map or both.
+std::string tensor_part(const Terminal& terminal, const std::string& label, const LessonBlock& block,
+                        const DynamicTensor& tensor, TensorView view) {
+    const std::string numbers = describe_tensor(terminal, label, block, tensor);
+    if (!block.heatmap || view == TensorView::tensor) return numbers;
+    const std::string picture = describe_heatmap(terminal, block, tensor);
+    if (widest_line(picture) > terminal.width) return numbers;  // the grid cannot fit: the numbers can
+    if (view == TensorView::both) return numbers + "\n" + picture;
+    return describe_tensor_title(terminal, label, block, tensor) + picture;
+}
+
+}  // namespace
+
+Walkthrough build_walkthrough(const LessonRun& run, const Terminal& terminal, TensorView view) {
+    Walkthrough walkthrough;
+    walkthrough.lesson_number = run.info.number;
+    walkthrough.lesson_title = plain_heading(run.document.title);
+    for (const auto& check : run.checks) (check.comparison.passed ? walkthrough.passed : walkthrough.failed) += 1;
+    const auto& sections = run.document.sections;
+    for (std::size_t s = 0; s < sections.size(); ++s) {
+        WalkStep step;
+        step.title = plain_heading(s == 0 ? "Introduction" : sections[s].heading);
+        const int written = step_number_in(step.title);
+        step.number = written >= 0 ? written : static_cast<int>(s);
+        for (const auto& segment : sections[s].segments) {
+            if (segment.block < 0) {
+                std::string prose = render_markdown(segment.prose, terminal);
+                if (prose.find_first_not_of(" \n") == std::string::npos) continue;
+                if (prose.back() != '\n') prose += "\n";
+                step.parts.push_back({false, prose});
+                continue;
+            }
+            const LessonBlock& block = run.document.blocks[static_cast<std::size_t>(segment.block)];
+            if (block.kind == LessonBlock::Kind::input) {
+                step.parts.push_back({true, tensor_part(terminal, "input ", block, block.literal.tensor, view)});
+                continue;
+            }
+            const CheckResult* check = run.check_for_block(segment.block);
+            step.parts.push_back({true, tensor_part(terminal, "", block, check->got, view) + describe_check(terminal, run, *check)});
+        }
+        walkthrough.steps.push_back(std::move(step));
+    }
+    return walkthrough;
+}
+
+std::optional<std::size_t> find_step(const Walkthrough& walkthrough, int number) {
+    if (number < 0) return std::nullopt;
+    for (std::size_t s = 0; s < walkthrough.steps.size(); ++s) {
+        if (step_number_in(walkthrough.steps[s].title) == number) return s;
+    }
+    if (static_cast<std::size_t>(number) < walkthrough.steps.size()) return static_cast<std::size_t>(number);
+    return std::nullopt;
+}
+
+std::string step_rule(const Terminal& terminal, const std::string& title) {
+    const std::vector<std::string> lines = split_lines(wrap_words(title, terminal.width, "── ", "   "));
+    std::string out;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        std::string line = lines[i];
+        if (i + 1 == lines.size()) {
+            const std::size_t used = visible_width(line) + 1;
+            if (used + 2 <= terminal.width) {
+                line += " ";
+                for (std::size_t k = used; k < terminal.width; ++k) line += "─";
+            }
+        }
+        out += paint(terminal, Style::heading, line) + "\n";
+    }
+    return out;
+}
+
+std::string continuous_text(const Walkthrough& walkthrough, const Terminal& terminal, std::size_t first_step) {
+    std::string out;
+    for (std::size_t s = first_step; s < walkthrough.steps.size(); ++s) {
+        out += "\n" + step_rule(terminal, s == 0 ? walkthrough.lesson_title : walkthrough.steps[s].title) + "\n";
+        for (const WalkPart& part : walkthrough.steps[s].parts) out += part.text + "\n";
+    }
+    return out;
+}
+
+}  // namespace attn::tutor
