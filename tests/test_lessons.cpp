@@ -157,3 +157,19 @@ TEST_CASE("a wrong expected value fails its check with the numbers", "[lessons]"
     CHECK(run.checks[0].comparison.max_abs_difference == 1.0);
     CHECK_THAT(run.checks[0].comparison.summary(), Catch::Contains("first at [0, 1]: expected 8, got 7"));
 }
+
+TEST_CASE("lesson 7 - a tile size that is not a whole number from 1 to a million names the input", "[lessons][errors]") {
+    attn::testing::TempDir dir;
+    std::filesystem::create_directories(dir.path() + "/07-online-softmax");
+    const std::string path = dir.path() + "/07-online-softmax/README.md";
+    const std::string tensors = "# L\n```attn input Q\n[[[1, 0]]]\n```\n```attn input K\n[[[1, 0], [0, 1]]]\n```\n"
+                                "```attn input V\n[[[1], [2]]]\n```\n```attn input query_tile\n[1]\n```\n";
+    for (const std::string key_tile : {"[0]", "[1e30]", "[1.5]", "[-2]", "[nan]", "[1, 2]"}) {
+        INFO("key_tile " << key_tile);
+        attn::testing::write_file(path, tensors + "```attn input key_tile\n" + key_tile + "\n```\n");
+        CHECK_THROWS_WITH(run_lesson(find_lesson(list_lessons(dir.path()), "7")),
+                          Catch::Contains("README.md") && Catch::Contains("input 'key_tile' must be one whole number"));
+    }
+    attn::testing::write_file(path, tensors + "```attn input key_tile\n[3]\n```\n");
+    CHECK(run_lesson(find_lesson(list_lessons(dir.path()), "7")).checks.empty());
+}

@@ -27,11 +27,12 @@ namespace attn::tutor {
 
 namespace {
 
-// A tile size from an input block such as `query_tile` [2]: one whole number, at least 1.
+// A tile size from an input block such as `query_tile` [2]: one whole number from 1 to a million
+// (a bound that keeps the conversion to std::size_t defined; a tile larger than T or S is one tile).
 std::size_t read_tile_size(const LessonInputs& inputs, const std::string& name) {
     const DynamicTensor size = inputs.get(name, 1, "(1)");
-    if (size.size() != 1 || !(size(0) >= 1) || size(0) != std::floor(size(0))) {
-        throw InputError("input '" + name + "' must be one whole number of at least 1, such as [2]");
+    if (size.size() != 1 || !(size(0) >= 1 && size(0) <= 1e6) || size(0) != std::floor(size(0))) {
+        throw InputError("input '" + name + "' must be one whole number from 1 to 1000000, such as [2]");
     }
     return std::size_t(size(0));
 }
