@@ -1,6 +1,7 @@
 // Every lesson document's checks, run as the tutor runs them: one test per lesson. Plus the
 // errors a lesson author sees when a document and its program disagree.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
 
 #include "support/temp_dir.hpp"
@@ -34,6 +35,7 @@ TEST_CASE("lesson 3 - Bahdanau attention - every expected value matches", "[less
 TEST_CASE("lesson 4 - causal self-attention - every expected value matches", "[lessons]") { check_lesson(4); }
 TEST_CASE("lesson 5 - multi-head attention - every expected value matches", "[lessons]") { check_lesson(5); }
 TEST_CASE("lesson 6 - the Transformer encoder layer - every expected value matches", "[lessons]") { check_lesson(6); }
+TEST_CASE("lesson 7 - the online softmax - every expected value matches", "[lessons]") { check_lesson(7); }
 
 namespace {
 
@@ -73,6 +75,27 @@ TEST_CASE("lesson 6 - the worked layer's attention is lesson 5's, and its norm s
     // Step 5 by hand: mean 8.4375 / 4 of row 0 of x + attention(x), to the written digits.
     CHECK(computed(six, "main", "norm1_mean")(0, 0) == Approx(2.1094).margin(5e-5));
     CHECK(computed(six, "main", "norm1_variance")(0, 0) == Approx(2.1092).margin(5e-5));
+}
+
+TEST_CASE("lesson 7 - the online softmax gives lesson 4's output and skips the tiles above the diagonal", "[lessons]") {
+    const LessonRun run = run_of(7);
+    for (const std::string example : {"main", "causal"}) {
+        INFO("example " << example);
+        const attn::DynamicTensor standard = computed(run, example, "output"), online = computed(run, example, "online_output");
+        REQUIRE(standard.shape() == online.shape());
+        for (std::size_t i = 0; i < standard.size(); ++i) CHECK(online.data()[i] == Approx(standard.data()[i]).margin(1e-15));
+    }
+    // The worked example's second tile: m grows from 2 to 3, l and acc are multiplied by e^(2 − 3).
+    CHECK(computed(run, "main", "m_tile0")(0, 0) == 2.0);
+    CHECK(computed(run, "main", "m_tile1")(0, 0) == 3.0);
+    CHECK(computed(run, "main", "rescale_tile1")(0, 0) == Approx(std::exp(-1.0)).epsilon(1e-15));
+    CHECK(computed(run, "main", "l_tile1")(0, 0) == Approx(std::exp(-1.0) + std::exp(-2.0) + 1.0 + std::exp(-3.0)).epsilon(1e-15));
+    // Six queries and keys in tiles of two: the three tiles above the diagonal are skipped.
+    const attn::DynamicTensor tiles = computed(run, "causal", "tile_computed");
+    REQUIRE(tiles.shape() == std::vector<std::size_t>({3, 3}));
+    for (std::size_t row = 0; row < 3; ++row)
+        for (std::size_t column = 0; column < 3; ++column) CHECK(tiles(row, column) == (column > row ? 0.0 : 1.0));
+    CHECK(computed(run, "causal", "tiles_skipped")(0) == 3.0);
 }
 
 TEST_CASE("every lesson folder has a program and every program a folder", "[lessons]") {
@@ -133,4 +156,20 @@ TEST_CASE("a wrong expected value fails its check with the numbers", "[lessons]"
     CHECK_FALSE(run.passed());
     CHECK(run.checks[0].comparison.max_abs_difference == 1.0);
     CHECK_THAT(run.checks[0].comparison.summary(), Catch::Contains("first at [0, 1]: expected 8, got 7"));
+}
+
+TEST_CASE("lesson 7 - a tile size that is not a whole number from 1 to a million names the input", "[lessons][errors]") {
+    attn::testing::TempDir dir;
+    std::filesystem::create_directories(dir.path() + "/07-online-softmax");
+    const std::string path = dir.path() + "/07-online-softmax/README.md";
+    const std::string tensors = "# L\n```attn input Q\n[[[1, 0]]]\n```\n```attn input K\n[[[1, 0], [0, 1]]]\n```\n"
+                                "```attn input V\n[[[1], [2]]]\n```\n```attn input query_tile\n[1]\n```\n";
+    for (const std::string key_tile : {"[0]", "[1e30]", "[1.5]", "[-2]", "[nan]", "[1, 2]"}) {
+        INFO("key_tile " << key_tile);
+        attn::testing::write_file(path, tensors + "```attn input key_tile\n" + key_tile + "\n```\n");
+        CHECK_THROWS_WITH(run_lesson(find_lesson(list_lessons(dir.path()), "7")),
+                          Catch::Contains("README.md") && Catch::Contains("input 'key_tile' must be one whole number"));
+    }
+    attn::testing::write_file(path, tensors + "```attn input key_tile\n[3]\n```\n");
+    CHECK(run_lesson(find_lesson(list_lessons(dir.path()), "7")).checks.empty());
 }

@@ -20,6 +20,7 @@ NamedTensors lesson03_bahdanau(const std::string& example, const LessonInputs& i
 NamedTensors lesson04_causal_self_attention(const std::string& example, const LessonInputs& inputs);
 NamedTensors lesson05_multi_head_attention(const std::string& example, const LessonInputs& inputs);
 NamedTensors lesson06_encoder_layer(const std::string& example, const LessonInputs& inputs);
+NamedTensors lesson07_online_softmax(const std::string& example, const LessonInputs& inputs);
 
 const std::vector<LessonProgram>& lesson_programs() {
     static const std::vector<LessonProgram> programs = {
@@ -29,6 +30,7 @@ const std::vector<LessonProgram>& lesson_programs() {
         {4, "causal-self-attention", lesson04_causal_self_attention},
         {5, "multi-head-attention", lesson05_multi_head_attention},
         {6, "encoder-layer", lesson06_encoder_layer},
+        {7, "online-softmax", lesson07_online_softmax},
     };
     return programs;
 }
