@@ -238,7 +238,7 @@ TEST_CASE("cli - compute bad inputs are exit 2 with a message naming the problem
     SECTION("a NaN in an input") {
         write_lesson_inputs(in);
         save(in + "/decoder_output.npy", {2, 3}, {7, 8, std::nan(""), 2, 1, 1});
-        expect_error({"decoder_output holds a non-finite value"});
+        expect_error({"decoder_output holds nan at [0, 2]"});
     }
     SECTION("an input folder that does not exist") {
         const auto r = run_attn({"compute", "dot", "--in", dir.path() + "/nowhere", "--out", out});
@@ -517,7 +517,7 @@ TEST_CASE("cli - compute mha and self-attention bad input is exit 2 naming tenso
     SECTION("no --heads, or --heads 0") {
         const std::string in = copy_inputs("mha-padding", dir.path());
         expect_error({"compute", "mha", "--in", in}, {"mha needs the number of heads: add --heads h"});
-        expect_error({"compute", "mha", "--in", in, "--heads", "0"}, {"--heads: must be a whole number of at least 1"});
+        expect_error({"compute", "mha", "--in", in, "--heads", "0"}, {"--heads: must be a whole number from 1 to 2147483647"});
     }
     SECTION("an attention_mask of the wrong shape") {
         const std::string in = copy_inputs("mha-padding", dir.path());
@@ -723,7 +723,7 @@ TEST_CASE("cli - heatmap and view bad input is exit 2 with a clear message", "[c
         {{"heatmap", "--weights", fixture_weights, "--tokens", d + "/four.txt"},
          "four.txt has 4 tokens but " + fixture_weights + " (3, 2, 5, 5) (B, h, T, S) has T = 5 queries and S = 5 keys"},
         {{"view", "--weights", fixture_weights, "--tokens", d + "/missing.txt", "--html", d + "/x.html"},
-         "cannot read the tokens file " + d + "/missing.txt"},
+         "the tokens file " + d + "/missing.txt: cannot open"},
         {{"heatmap", "--sentence", ""}, "the sentence is empty"},
         {{"view", "--sentence", "   ", "--html", d + "/x.html"}, "the sentence is empty"},
         {{"heatmap", "--sentence", "El perro", "--heads", "5"}, "--d-model 64 is not a multiple of --heads 5"},
