@@ -11,24 +11,13 @@
 
 namespace {
 
+using attn::testing::npy_bytes;
 using attn::testing::run_attn;
 using attn::testing::TempDir;
 using attn::testing::write_file;
 namespace fs = std::filesystem;
 
 const std::string fixtures = ATTN_SOURCE_DIR "/tests/data/compute";
-
-// A .npy file written by hand, so that each field of the header can be wrong on purpose.
-std::string npy_bytes(const std::string& descr, const std::string& fortran, const std::string& shape,
-                      std::size_t data_bytes) {
-    std::string header = "{'descr': '" + descr + "', 'fortran_order': " + fortran + ", 'shape': " + shape + ", }";
-    header.append(63 - (10 + header.size()) % 64, ' ');
-    header += '\n';
-    std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
-    bytes += static_cast<char>(header.size() & 0xff);
-    bytes += static_cast<char>(header.size() >> 8);
-    return bytes + header + std::string(data_bytes, '\0');
-}
 
 void save(const std::string& path, const std::vector<std::size_t>& shape, const std::vector<double>& values,
           attn::NpyDtype dtype = attn::NpyDtype::float32) {

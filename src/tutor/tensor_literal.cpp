@@ -42,7 +42,7 @@ public:
                 while (at_ < text_.size() && text_[at_] != ')') advance(1);
                 const std::string suffix = text_.substr(start, at_ - start);
                 if (suffix.rfind("dtype=torch.float", 0) != 0) {
-                    fail("only a dtype=torch.float… suffix may follow the values, found '" + suffix + "'");
+                    fail("only a dtype=torch.float… suffix may follow the values, found '" + printable_excerpt(suffix, 60) + "'");
                 }
             }
             if (peek() != ')') fail("expected ')' to close 'tensor(', found " + describe_here());

@@ -182,7 +182,7 @@ std::string render_markdown(const std::string& markdown, const Terminal& termina
         }
         if (line.find_first_not_of(" \t") == std::string::npos) {
             flush();
-            if (!out.empty() && out.compare(out.size() - 2, 2, "\n\n") != 0) out += "\n";
+            if (!out.empty() && (out.size() < 2 || out.compare(out.size() - 2, 2, "\n\n") != 0)) out += "\n";
             continue;
         }
         if (starts_with(line, "#")) {
