@@ -369,6 +369,8 @@ TEST_CASE("hostile - sizes from options are checked before allocating", "[cli][h
     const auto run = expect_refused({"run", "mha", "--seq", "1000000"}, {"--seq 1000000", "the limit is 8 GiB"});
     CHECK_THAT(run.err, !Catch::Contains("out of memory"));
     expect_refused({"run", "mha", "--d-model", "4611686018427387904", "--heads", "1"}, {"--d-model 4611686018427387904", "8 GiB"});
+    const auto bench = expect_refused({"bench", "mha", "--seq", "99999999999"}, {"--seq 99999999999", "the limit is 8 GiB"});
+    CHECK_THAT(bench.err, !Catch::Contains("out of memory"));
     // Small inputs can ask for huge weights: (1, 1, 20000, 20000) is refused before it is computed.
     const std::string in = dir.path() + "/in";
     fs::create_directory(in);
