@@ -409,6 +409,7 @@ TEST_CASE("hostile - escape sequences in a .npy header, a title, headings and pr
     text.replace(text.find(title), title.size(), "title " + esc);
     text.replace(text.find(heading), heading.size(), "Scores " + esc);
     const std::string lessons = lesson_folder(dir, "01-dot-product", text);
+    lesson_folder(dir, "07-red\033[31m", "# A lesson with an escape in its folder's name\n");
     for (const std::vector<std::string>& command : {std::vector<std::string>{"lesson", "1"}, {"list"}, {"check", "1"}}) {
         std::vector<std::string> arguments{"--lessons-dir", lessons};
         arguments.insert(arguments.end(), command.begin(), command.end());
@@ -419,7 +420,8 @@ TEST_CASE("hostile - escape sequences in a .npy header, a title, headings and pr
         CHECK_FALSE(has_control_byte(r.err));
         CHECK(r.out.find("\xE2\x80\xAE") == std::string::npos);
     }
-    CHECK_THAT(run_attn({"--lessons-dir", lessons, "list"}).out, Catch::Contains("title \xEF\xBF\xBD]0;owned"));
+    const auto list = run_attn({"--lessons-dir", lessons, "list"}).out;
+    CHECK_THAT(list, Catch::Contains("title \xEF\xBF\xBD]0;owned") && Catch::Contains("red\xEF\xBF\xBD[31m"));
 }
 
 // --- Unclear messages and exit codes -------------------------------------------------------

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
+#include "attn/files.hpp"
 #include "attn/printable.hpp"
 #include "attn/shape.hpp"
 
@@ -90,9 +90,16 @@ std::string lessons_directory(const std::string& override) {
 
 namespace {
 
+// The title for `attn list`: read with the document's size limit, printable.
 std::string read_title(const std::string& path) {
-    std::ifstream file(path);
-    for (std::string line; std::getline(file, line);) {
+    std::string text;
+    try {
+        text = read_input_file(path, max_lesson_document_bytes, "the lesson document");
+    } catch (const InputError&) {
+        return "(unreadable; attn check names the problem)";
+    }
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
         if (line.rfind("# ", 0) == 0) return printable_text(line.substr(2));
     }
     return "(untitled)";
@@ -118,7 +125,7 @@ std::vector<LessonInfo> list_lessons(const std::string& directory) {
         if (!fs::is_regular_file(document, error)) continue;
         LessonInfo info;
         info.number = std::stoi(folder.substr(0, 2));
-        info.slug = folder.substr(3);
+        info.slug = printable_text(folder.substr(3));  // printed by list and check
         info.document_path = document.string();
         info.title = read_title(info.document_path);
         for (const auto& program : lesson_programs()) {
