@@ -245,6 +245,9 @@ TEST_CASE("hostile - view with one file for --html and --svg is refused before w
     expect_refused({"view", "--sentence", "El perro va", "--html", target, "--svg", dir.path() + "/./same"},
                    {"--html", "--svg", "name the same file"});
     CHECK(snapshot(dir.path()).empty());
+    // Nor is a device replaced (tests run as root: renaming over /dev/null would swap the device).
+    expect_refused({"view", "--sentence", "El perro va", "--svg", "/dev/null"}, {"/dev/null: it is a character device"});
+    CHECK(fs::is_character_file("/dev/null"));
 }
 
 TEST_CASE("hostile - a run killed with SIGKILL leaves the old outputs, and its leftovers go next time", "[cli][hostile]") {

@@ -103,6 +103,27 @@ TEST_CASE("files are written all or none", "[files]") {
     CHECK(entries(dir.path()) == std::vector<std::string>{"out.html", "out.svg", "weights.npy"});  // no temporary
 }
 
+TEST_CASE("only a regular file is replaced, never a device or a FIFO", "[files][errors]") {
+    TempDir dir;
+    const std::string fifo = dir.path() + "/pipe";
+    REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+    CHECK_THAT(input_error([&] { attn::write_files_atomically({{dir.path() + "/a.txt", "a"}, {fifo, "x"}}); }),
+               Catch::Contains("pipe: it is a FIFO (named pipe), not a file"));
+    CHECK(fs::is_fifo(fifo));
+    CHECK(entries(dir.path()) == std::vector<std::string>{"pipe"});
+    // As root, renaming over /dev/null would replace the device for the whole machine.
+    CHECK_THAT(input_error([&] { attn::write_files_atomically({{"/dev/null", "x"}}); }),
+               Catch::Contains("/dev/null: it is a character device, not a file"));
+    CHECK(fs::is_character_file("/dev/null"));
+    // A link to a regular file is replaced by the file itself (the link, not its target).
+    write_file(dir.path() + "/target.txt", "target");
+    fs::create_symlink(dir.path() + "/target.txt", dir.path() + "/link.txt");
+    attn::write_files_atomically({{dir.path() + "/link.txt", "new"}});
+    CHECK(read_file(dir.path() + "/target.txt") == "target");
+    CHECK(read_file(dir.path() + "/link.txt") == "new");
+    CHECK_FALSE(fs::is_symlink(dir.path() + "/link.txt"));
+}
+
 TEST_CASE("the same file named twice is refused before anything is written", "[files][errors]") {
     TempDir dir;
     fs::create_directory(dir.path() + "/sub");

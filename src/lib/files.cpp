@@ -296,8 +296,11 @@ void write_files_atomically(const std::vector<OutputFile>& files) {
         if (!S_ISDIR(status.st_mode)) {
             throw InputError("cannot write " + shown + ": " + printable_text(folder) + " is not a folder");
         }
-        if (::stat(file.path.c_str(), &status) == 0 && S_ISDIR(status.st_mode)) {
-            throw InputError("cannot write " + shown + ": it is a folder");
+        // Only a regular file (or a link to one, or nothing) may be replaced: renaming over
+        // /dev/null or a FIFO would swap the device or pipe itself out of its folder.
+        if (::stat(file.path.c_str(), &status) == 0 && !S_ISREG(status.st_mode)) {
+            throw InputError("cannot write " + shown + ": it is " + kind_of(status.st_mode) +
+                             (S_ISDIR(status.st_mode) ? "" : ", not a file"));
         }
         const std::string name = fs::path(file.path).filename().string();
         if (name.empty() || name == "." || name == "..") throw InputError("cannot write " + shown + ": it names a folder, not a file");
