@@ -245,8 +245,11 @@ TEST_CASE("hostile - view with one file for --html and --svg is refused before w
     expect_refused({"view", "--sentence", "El perro va", "--html", target, "--svg", dir.path() + "/./same"},
                    {"--html", "--svg", "name the same file"});
     CHECK(snapshot(dir.path()).empty());
-    // Nor is a device replaced (tests run as root: renaming over /dev/null would swap the device).
-    expect_refused({"view", "--sentence", "El perro va", "--svg", "/dev/null"}, {"/dev/null: it is a character device"});
+    // Nor is a device replaced (as root, renaming over /dev/null would swap the device out). Through
+    // a link in the test's folder, so that even a regression only replaces the link.
+    fs::create_symlink("/dev/null", dir.path() + "/null.svg");
+    expect_refused({"view", "--sentence", "El perro va", "--svg", dir.path() + "/null.svg"}, {"null.svg: it is a character device"});
+    CHECK(fs::is_symlink(dir.path() + "/null.svg"));
     CHECK(fs::is_character_file("/dev/null"));
 }
 

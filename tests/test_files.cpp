@@ -111,9 +111,13 @@ TEST_CASE("only a regular file is replaced, never a device or a FIFO", "[files][
                Catch::Contains("pipe: it is a FIFO (named pipe), not a file"));
     CHECK(fs::is_fifo(fifo));
     CHECK(entries(dir.path()) == std::vector<std::string>{"pipe"});
-    // As root, renaming over /dev/null would replace the device for the whole machine.
-    CHECK_THAT(input_error([&] { attn::write_files_atomically({{"/dev/null", "x"}}); }),
-               Catch::Contains("/dev/null: it is a character device, not a file"));
+    // As root, renaming over /dev/null would replace the device for the whole machine. The test
+    // goes through a link in its own folder, so that even a regression only replaces the link.
+    const std::string null_link = dir.path() + "/null";
+    fs::create_symlink("/dev/null", null_link);
+    CHECK_THAT(input_error([&] { attn::write_files_atomically({{null_link, "x"}}); }),
+               Catch::Contains("null: it is a character device, not a file"));
+    CHECK(fs::is_symlink(null_link));
     CHECK(fs::is_character_file("/dev/null"));
     // A link to a regular file is replaced by the file itself (the link, not its target).
     write_file(dir.path() + "/target.txt", "target");
