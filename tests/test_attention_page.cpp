@@ -1,16 +1,13 @@
 // Tests for tutor/attention_page.hpp: escaping (HTML and script), the numbers the page embeds, a
-// page that asks the network for nothing, the SVG heatmap, and files written all or none.
+// page that asks the network for nothing and the SVG heatmap (files written all or none:
+// tests/test_files.cpp).
 // tests/browser/view_test.sh renders the page in Chromium; these tests check its text.
 #include <catch2/catch.hpp>
-#include <filesystem>
 
 #include "attn/error.hpp"
-#include "support/temp_dir.hpp"
 #include "tutor/attention_page.hpp"
 
 using namespace attn::tutor;
-using attn::testing::TempDir;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -108,21 +105,4 @@ TEST_CASE("the SVG heatmap draws one cell per pair with escaped labels and value
     CHECK_THAT(svg, Catch::Contains("Tom &amp; Jerry"));
     CHECK_THAT(svg, Catch::Contains(">0.75</text>") && Catch::Contains(": 0.1234568</title>"));
     CHECK_THAT(svg, Catch::Contains("head 0 of 2"));
-}
-
-TEST_CASE("files are written all or none", "[attention_page][errors]") {
-    TempDir dir;
-    const std::string page = dir.path() + "/out.html", picture = dir.path() + "/out.svg";
-    write_files_atomically({{page, "<html>"}, {picture, "<svg>"}});
-    CHECK(attn::testing::read_file(page) == "<html>");
-    CHECK(attn::testing::read_file(picture) == "<svg>");
-
-    const std::string second = dir.path() + "/second.html";
-    CHECK_THROWS_WITH(write_files_atomically({{second, "x"}, {dir.path() + "/missing/out.svg", "y"}}),
-                      Catch::Contains("missing/out.svg: the folder") && Catch::Contains("does not exist"));
-    CHECK_FALSE(fs::exists(second));
-    CHECK_THROWS_WITH(write_files_atomically({{dir.path(), "x"}}), Catch::Contains("it is a folder"));
-    std::size_t entries = 0;
-    for (const auto& entry : fs::directory_iterator(dir.path())) entries += entry.path().filename().string()[0] == '.';
-    CHECK(entries == 0);  // no temporary file left behind
 }

@@ -47,15 +47,11 @@ TEST_CASE("a token file holds one token per line kept verbatim", "[attention_vie
     write_file(path, "");
     CHECK_THROWS_WITH(read_tokens(path), Catch::Contains("tokens.txt is empty"));
     CHECK_THROWS_WITH(read_tokens(dir.path() + "/missing.txt"), Catch::Contains("missing.txt"));
-}
-
-TEST_CASE("control characters and invalid UTF-8 become the replacement character", "[attention_view]") {
-    CHECK(printable_token("caf\xC3\xA9") == "caf\xC3\xA9");
-    CHECK(printable_token("a\033[31mb") == "a" + replacement + "[31mb");
-    CHECK(printable_token("x\xFFy") == "x" + replacement + "y");
-    CHECK(printable_token("\xC0\xAF") == replacement + replacement);  // an overlong "/"
-    CHECK(printable_token("\xED\xA0\x80") == replacement + replacement + replacement);  // a surrogate
-    CHECK(printable_token("\xF0\x9F\x90\x95") == "\xF0\x9F\x90\x95");  // a dog, 4 bytes
+    // Text that would drive a terminal is replaced, line by line.
+    write_file(path, std::string("a\033]0;owned\007b\nc\0d\n", 17));
+    CHECK(read_tokens(path) == std::vector<std::string>{"a" + replacement + "]0;owned" + replacement + "b", "c" + replacement + "d"});
+    // A folder is named as one, not called empty.
+    CHECK_THROWS_WITH(read_tokens(dir.path()), Catch::Contains("is a folder"));
 }
 
 TEST_CASE("the text hash is FNV-1a 64", "[attention_view]") {

@@ -103,3 +103,14 @@ TEST_CASE("encoder layer errors name the tensor and refuse eps of zero", "[encod
     options.heads = 2;
     CHECK_THROWS_WITH(transformer_encoder_layer(x, w, options), Catch::Contains("linear2_weight has shape (4, 5)"));
 }
+
+TEST_CASE("an encoder layer whose scores overflow is an error naming them", "[encoder_layer][errors]") {
+    // Identity projections: the scores are x · x / √d_k, which overflows float64 at 1e160.
+    EncoderLayerWeights w = silent_layer(4, 3);
+    w.attention.w_q = w.attention.w_k = w.attention.w_v = xt::eye<double>(4);
+    EncoderLayerOptions options;
+    options.heads = 2;
+    const Tensor3 x = xt::ones<double>({1, 2, 4}) * 1e160;
+    CHECK_THROWS_WITH(transformer_encoder_layer(x, w, options),
+                      Catch::StartsWith("multi_head_attention: scores[0, 0, 0, 0] is inf, not a finite number"));
+}

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <random>
 #include <string>
@@ -365,7 +366,7 @@ TEST_CASE("fast attention without kept weights and with a reused workspace gives
     }
 }
 
-TEST_CASE("fast attention keeps NaN in the rows it reaches and nowhere else", "[fast_attention]") {
+TEST_CASE("fast attention refuses a NaN input, naming the first score it reaches", "[fast_attention][errors]") {
     std::mt19937 generator(13);
     auto query = random_tensor<3>(generator, {2, 3, 8});
     const auto key = random_tensor<3>(generator, {2, 4, 8});
@@ -373,11 +374,66 @@ TEST_CASE("fast attention keeps NaN in the rows it reaches and nowhere else", "[
     query(0, 1, 2) = std::nanf("");
     attn::FastAttentionOptions options;
     options.heads = 2;
-    const auto r = attn::fast_multi_head_attention(query, key, key, p, options);
-    CHECK(xt::all(xt::isnan(xt::view(r.output, 0, 1))));
-    CHECK(xt::all(xt::isnan(xt::view(r.weights, 0, xt::all(), 1))));
-    CHECK(xt::all(xt::isfinite(xt::view(r.output, 0, 0))));
-    CHECK(xt::all(xt::isfinite(xt::view(r.output, 1))));
+    // Query row (0, 1) is NaN after the projection: head 0 meets it first, at its key 0.
+    CHECK_THROWS_WITH(attn::fast_multi_head_attention(query, key, key, p, options),
+                      Catch::StartsWith("fast_multi_head_attention: scores[0, 0, 1, 0] is nan, not a finite number"));
+}
+
+// The non-finite policy side by side: inputs whose scores overflow are an error naming the score
+// in the lesson path (float64) and in the fast path (float32) alike, while a row whose keys are
+// all masked gets zero weights in both. (Before, the overflow's −∞ scores passed for a masked row.)
+TEST_CASE("an overflowing score is an error in both paths; a fully masked row is zeros in both", "[fast_attention][errors]") {
+    const std::size_t B = 1, T = 2, D = 4;
+    attn::FastAttentionParameters fast;
+    fast.w_q = fast.w_k = fast.w_v = xt::eye<float>(D);
+    attn::MultiHeadAttentionWeights lesson = lesson_weights(fast);
+    lesson.b_q = lesson.b_k = lesson.b_v = attn::Vector(xt::zeros<double>({D}));
+    // query = x, key = -x: every score is -(x·x)/√d_k, beyond each type's range.
+    attn::Tensor3 x64 = xt::ones<double>({B, T, D}) * 1e160;
+    attn::Tensor3 minus_x64 = -x64;
+    attn::FloatTensor3 x32 = xt::ones<float>({B, T, D}) * 1e20f;
+    attn::FloatTensor3 minus_x32 = -x32;
+    attn::FastAttentionOptions fast_options;
+    fast_options.heads = 2;
+    CHECK_THROWS_WITH(attn::multi_head_attention(x64, minus_x64, x64, lesson, 2),
+                      Catch::StartsWith("multi_head_attention: scores[0, 0, 0, 0] is -inf, not a finite number"));
+    CHECK_THROWS_WITH(attn::fast_multi_head_attention(x32, minus_x32, x32, fast, fast_options),
+                      Catch::StartsWith("fast_multi_head_attention: scores[0, 0, 0, 0] is -inf, not a finite number"));
+    CHECK_THROWS_WITH(attn::fast_multi_head_attention(x32, x32, x32, fast, fast_options),
+                      Catch::StartsWith("fast_multi_head_attention: scores[0, 0, 0, 0] is inf"));
+
+    // A mask that hides every key: zeros, never NaN, in both paths.
+    attn::Tensor3 small64 = xt::ones<double>({B, T, D});
+    attn::FloatTensor3 small32 = xt::ones<float>({B, T, D});
+    attn::AttentionOptions lesson_options;
+    lesson_options.attention_mask = attn::Matrix(xt::zeros<double>({B, T}));
+    fast_options.key_padding_mask = xt::zeros<float>({B, T});
+    const auto lesson_result = attn::multi_head_attention(small64, small64, small64, lesson, 2, lesson_options);
+    const auto fast_result = attn::fast_multi_head_attention(small32, small32, small32, fast, fast_options);
+    CHECK(xt::all(xt::equal(lesson_result.weights, 0.0)));
+    CHECK(xt::all(xt::equal(lesson_result.output, 0.0)));
+    CHECK(xt::all(xt::equal(fast_result.weights, 0.0f)));
+    CHECK(xt::all(xt::equal(fast_result.output, 0.0f)));
+}
+
+TEST_CASE("the fast encoder layer refuses an output that is not finite", "[fast_attention][errors]") {
+    std::mt19937 generator(19);
+    const std::size_t D = 4, F = 8;
+    attn::FastEncoderLayerParameters p;
+    p.attention = random_parameters(generator, D, true);
+    p.norm1_weight = p.norm2_weight = xt::ones<float>({D});
+    p.norm1_bias = p.norm2_bias = xt::zeros<float>({D});
+    p.linear1_weight = random_tensor<2>(generator, {F, D});
+    p.linear2_weight = random_tensor<2>(generator, {D, F});
+    attn::FastEncoderLayerOptions options;
+    options.heads = 2;
+    options.norm_first = true;
+    // Pre-norm: out = hidden + ff(norm2(hidden)), and linear2's bias carries an ∞ into feature 1.
+    p.linear2_bias = xt::zeros<float>({D});
+    p.linear2_bias(1) = std::numeric_limits<float>::infinity();
+    const auto x = random_tensor<3>(generator, {1, 3, D});
+    CHECK_THROWS_WITH(attn::fast_transformer_encoder_layer(x, p, options),
+                      Catch::StartsWith("fast_transformer_encoder_layer: output[0, 0, 1] is inf, not a finite number"));
 }
 
 TEST_CASE("fast attention names each argument and its shape when they do not fit", "[fast_attention][errors]") {

@@ -13,6 +13,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <sys/stat.h>
 #include <vector>
 
 #include "attn/error.hpp"
@@ -492,7 +493,7 @@ TEST_CASE("write_npy into a missing folder throws naming the path and leaves not
     const std::string path = dir.path() + "/missing/out.npy";
     const std::string message =
         input_error_message([&] { attn::write_npy(path, {2}, Values{1, 2}, attn::NpyDtype::float32); });
-    CHECK_THAT(message, StartsWith(path + ": ") && Contains("cannot write") && Contains("No such file"));
+    CHECK_THAT(message, StartsWith("cannot write " + path + ": ") && Contains("missing does not exist"));
     CHECK(folder_entries(dir.path()).empty());
 }
 
@@ -504,20 +505,19 @@ TEST_CASE("write_npy below a regular file throws naming the path and leaves noth
     const std::string path = dir.path() + "/plain.txt/out.npy";
     const std::string message =
         input_error_message([&] { attn::write_npy(path, {2}, Values{1, 2}, attn::NpyDtype::float32); });
-    CHECK_THAT(message, StartsWith(path + ": ") && Contains("cannot write") && Contains("Not a directory"));
+    CHECK_THAT(message, StartsWith("cannot write " + path + ": ") && Contains("plain.txt is not a folder"));
     CHECK(folder_entries(dir.path()) == std::vector<std::string>{"plain.txt"});
     CHECK(read_file(dir.path() + "/plain.txt") == "not a folder");
 }
 
-TEST_CASE("write_npy onto an existing folder throws and removes its temporary file", "[npy]") {
-    // Here the temporary file can be written; only the final rename fails, which is the path
-    // that must clean up after itself.
+TEST_CASE("write_npy onto an existing folder throws and writes nothing", "[npy]") {
+    // Refused before anything is staged (tests/test_files.cpp covers the writer's other failures).
     TempDir dir;
     const std::string path = dir.path() + "/taken";
     std::filesystem::create_directory(path);
     const std::string message =
         input_error_message([&] { attn::write_npy(path, {2}, Values{1, 2}, attn::NpyDtype::float32); });
-    CHECK_THAT(message, StartsWith(path + ": ") && Contains("cannot write"));
+    CHECK_THAT(message, StartsWith("cannot write " + path + ": it is a folder"));
     CHECK(folder_entries(dir.path()) == std::vector<std::string>{"taken"});
     CHECK(std::filesystem::is_directory(path));
 }
@@ -532,4 +532,54 @@ TEST_CASE("write_npy with a wrong value count creates nothing", "[npy]") {
 TEST_CASE("dtype_name spells the NumPy names", "[npy]") {
     CHECK(attn::dtype_name(attn::NpyDtype::float32) == "float32");
     CHECK(attn::dtype_name(attn::NpyDtype::float64) == "float64");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hostile files (the reliability issue): sizes checked before allocating, only regular files read,
+// header text quoted printable.
+
+TEST_CASE("a shape whose product overflows is refused even when an axis is zero", "[npy][errors]") {
+    // (0, 1e15, 1e15) holds no value, but xtensor's strides would multiply 1e15 by 1e15.
+    const std::string zero_axis = npy_with_header("{'descr': '<f8', 'fortran_order': False, 'shape': (0, 999999999999999, 999999999999999), }", "");
+    CHECK_THAT(input_error_message([&] { attn::parse_npy(zero_axis, "z.npy"); }),
+               StartsWith("z.npy: the shape (0, 999999999999999, 999999999999999) is too large") &&
+                   Contains("non-zero sizes multiply to more than 268435456"));
+    const std::string huge = npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (65536, 65536), }", "");
+    CHECK_THAT(input_error_message([&] { attn::parse_npy(huge, "h.npy"); }), Contains("is too large: more than 268435456 values"));
+    // A zero axis with small axes is an ordinary empty tensor.
+    const std::string empty = npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 3), }", "");
+    CHECK(attn::parse_npy(empty, "e.npy").values.empty());
+}
+
+TEST_CASE("a header claiming more than 64 KiB or 64 axes is refused", "[npy][errors]") {
+    std::string bytes = std::string("\x93NUMPY\x02\x00", 8) + std::string("\xff\xff\xff\x7f", 4);
+    CHECK_THAT(input_error_message([&] { attn::parse_npy(bytes, "big.npy"); }),
+               StartsWith("big.npy: the .npy header claims 2147483647 bytes"));
+    std::string axes = "(";
+    for (int i = 0; i < 65; ++i) axes += "1, ";
+    axes += ")";
+    const std::string deep = npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': " + axes + ", }", std::string(4, '\0'));
+    CHECK_THAT(input_error_message([&] { attn::parse_npy(deep, "deep.npy"); }), Contains("more than 64 axes"));
+}
+
+TEST_CASE("header text is quoted without its control characters", "[npy][errors]") {
+    const std::string bytes = npy_with_header(std::string("{'descr': '<f4\x1b]0;owned\x07\0', 'fortran_order': False, 'shape': (1,), }", 68),
+                                              std::string(4, '\0'));
+    const std::string message = input_error_message([&] { attn::parse_npy(bytes, "esc\x1b.npy"); });
+    CHECK_THAT(message, StartsWith("esc\xEF\xBF\xBD.npy: dtype '<f4\xEF\xBF\xBD]0;owned\xEF\xBF\xBD\xEF\xBF\xBD'"));
+    CHECK(message.find('\x1b') == std::string::npos);
+    CHECK(message.find('\0') == std::string::npos);
+}
+
+TEST_CASE("read_npy reads only regular files and no more than the header announces", "[npy][errors]") {
+    TempDir dir;
+    CHECK_THAT(input_error_message([] { attn::read_npy("/dev/zero"); }), StartsWith("/dev/zero: cannot read: it is a character device"));
+    const std::string fifo = dir.path() + "/pipe.npy";
+    REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+    CHECK_THAT(input_error_message([&] { attn::read_npy(fifo); }), Contains("pipe.npy: cannot read: it is a FIFO"));
+    CHECK_THAT(input_error_message([&] { attn::read_npy(dir.path()); }), Contains("it is a folder"));
+    // A valid header followed by a megabyte too much: refused from the file's size, unread.
+    const std::string path = dir.path() + "/long.npy";
+    write_file(path, attn::encode_npy({2}, Values{1, 2}, attn::NpyDtype::float32) + std::string(1 << 20, 'x'));
+    CHECK_THAT(input_error_message([&] { attn::read_npy(path); }), Contains("1048576 bytes more than its shape (2) needs"));
 }

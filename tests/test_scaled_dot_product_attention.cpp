@@ -212,3 +212,27 @@ TEST_CASE("mismatched shapes name Q K V and their shapes", "[sdpa][errors]") {
     options.attention_mask = attn::Matrix(xt::ones<double>({2, 5}) * 2.0);
     CHECK_THROWS_WITH(attn::scaled_dot_product_attention(Q, K, V, options), Catch::Contains("holds 2 at [0, 0]"));
 }
+
+// The non-finite policy: −∞ enters the scores only through a mask. Scores that overflow float64
+// used to become −∞ and pass for a fully masked row (zero weights, a zero output, no error).
+TEST_CASE("an overflowing score is an error naming the score, not a masked key", "[sdpa][errors]") {
+    const attn::Tensor3 Q = xt::ones<double>({1, 2, 2}) * 1e160;
+    const attn::Tensor3 K = -Q, V = xt::ones<double>({1, 2, 2});
+    CHECK_THROWS_WITH(attn::scaled_dot_product_attention(Q, K, V),
+                      Catch::StartsWith("scaled_dot_product_attention: scores[0, 0, 0] is -inf, not a finite number") &&
+                          Catch::Contains("Q[0, 0] · K[0, 0]"));
+    CHECK_THROWS_WITH(attn::scaled_dot_product_attention(Q, Q, V), Catch::Contains("scores[0, 0, 0] is inf"));
+    // Even a score the causal mask hides must be a number: it is computed before the mask.
+    attn::Tensor3 Q2 = xt::ones<double>({1, 2, 2});
+    Q2(0, 0, 0) = std::nan("");
+    CHECK_THROWS_WITH(attn::scaled_dot_product_attention(Q2, xt::ones<double>({1, 2, 2}), V, causal()),
+                      Catch::Contains("scores[0, 0, 0] is nan"));
+    // The weighted mean of values near the largest float64 stays finite; an infinite value does not.
+    const attn::Tensor3 Q3 = xt::zeros<double>({1, 2, 2});
+    attn::Tensor3 V3 = xt::ones<double>({1, 2, 2}) * 1.7e308;
+    const auto ok = attn::scaled_dot_product_attention(Q3, Q3, V3);  // weights 1/2 and 1/2
+    CHECK(ok.output(0, 0, 0) == Approx(1.7e308));
+    V3(0, 1, 1) = std::numeric_limits<double>::infinity();
+    CHECK_THROWS_WITH(attn::scaled_dot_product_attention(Q3, Q3, V3),
+                      Catch::StartsWith("scaled_dot_product_attention: output[0, 0, 1] is inf"));
+}

@@ -28,11 +28,13 @@ struct AttentionStep {
 };
 
 /// Dot-product attention: score_s = decoder_output · encoder_outputs[s].
-/// Throws ShapeError when B or H disagree between the two arguments, or a size is zero.
+/// Throws ShapeError when B or H disagree between the two arguments, or a size is zero;
+/// InputError when a score or the context is NaN or ±∞ (inputs that overflow float64).
 AttentionStep dot_attention(const Tensor3& encoder_outputs, const Matrix& decoder_output);
 
 /// The last two steps shared by every seq2seq attention: softmax over S, then the weighted sum.
-/// scores (B, S), encoder_outputs (B, S, H) → weights (B, S), context (B, H).
+/// scores (B, S), encoder_outputs (B, S, H) → weights (B, S), context (B, H). Scores must be
+/// finite numbers (seq2seq attention has no mask), or InputError names the first that is not.
 AttentionStep attend_with_scores(Matrix scores, const Tensor3& encoder_outputs);
 
 }  // namespace attn

@@ -62,7 +62,8 @@ struct EncoderLayerStep {
 };
 
 /// One encoder layer. Throws ShapeError naming the tensor whose shape does not fit (and the shape
-/// it should have), InputError for eps ≤ 0 or a mask value other than 0 or 1.
+/// it should have), InputError for eps ≤ 0 or a mask value other than 0 or 1, and for the first
+/// intermediate that is NaN or ±∞ (named with its index; see multi_head_attention).
 EncoderLayerStep transformer_encoder_layer(const Tensor3& x, const EncoderLayerWeights& weights,
                                            const EncoderLayerOptions& options);
 

@@ -36,7 +36,9 @@
 // Policies (the same as the lesson path's): a query row whose keys are all masked gets weights
 // of zero and a context of zero (never NaN; see attn/softmax.hpp). Empty biases (size 0) mean
 // "no bias"; an empty w_o means no output projection (output = the concatenated heads, as in
-// seed 000). NaN in an input gives NaN in the rows it reaches.
+// seed 000). A raw score or an output that is NaN or ±∞ — NaN in an input, or inputs so large that
+// float32 arithmetic overflows — is an InputError naming the tensor and the index ("scores[0, 1,
+// 2, 3] is -inf"): only a mask may hide a key, and an overflow must not pass for one.
 #pragma once
 
 #include <cstddef>

@@ -76,7 +76,9 @@ Tensor3 merge_heads(const Tensor4& x);
 /// options.attention_mask apply to every head.
 /// Throws ShapeError naming the tensors and shapes when they disagree (query/key/value widths,
 /// weights not (D, D), biases not (D), attention_mask not (B, S)) or when `heads` does not divide
-/// D; InputError when attention_mask holds a value other than 0 or 1 or b_o comes without w_o.
+/// D; InputError when attention_mask holds a value other than 0 or 1 or b_o comes without w_o, and
+/// when q, k, v, a raw score, a head's context or the output is NaN or ±∞ (named with its index:
+/// only a mask may put −∞ in the scores, an overflow must not pass for one).
 MultiHeadAttentionResult multi_head_attention(const Tensor3& query, const Tensor3& key, const Tensor3& value,
                                               const MultiHeadAttentionWeights& weights, std::size_t heads,
                                               const AttentionOptions& options = {});

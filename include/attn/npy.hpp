@@ -4,8 +4,10 @@
 // Why not xt::load_npy: its errors do not name the file, and it rejects a float32 file when asked
 // for double. This reader accepts float32 and float64 (little-endian, C order), widens to double,
 // and explains every refusal with the path: missing file, not .npy, truncated, wrong dtype,
-// Fortran order. The writer never leaves a half-written file: it writes a temporary file beside
-// the target and renames it.
+// Fortran order. It opens only regular files (a FIFO or /dev/zero is refused at once, see
+// attn/files.hpp), reads no more than the header announces, refuses a shape of more than
+// max_tensor_values (attn/shape.hpp) before allocating, and quotes header text only through
+// printable_text. The writer never leaves a half-written file (write_files_atomically).
 //
 //   attn::NpyArray a = attn::read_npy("in/decoder_output.npy");   // a.shape = {2, 3}
 //   attn::write_npy("out/context.npy", a.shape, a.values, attn::NpyDtype::float32);
@@ -29,7 +31,8 @@ struct NpyArray {
     std::vector<double> values;
 };
 
-/// Reads a .npy file. Throws InputError naming `path` and what is wrong with it.
+/// Reads a .npy file. Throws InputError naming `path` and what is wrong with it: not a regular
+/// file, not .npy, a header over 64 KiB, more than 64 axes or 2^28 values, truncated, extra bytes.
 NpyArray read_npy(const std::string& path);
 
 /// Parses the bytes of a .npy file; `name` is used in error messages (usually the path).
@@ -38,7 +41,7 @@ NpyArray parse_npy(const std::string& bytes, const std::string& name);
 /// The bytes of a .npy file (format version 1.0) holding `values` with `shape`, rounded to `dtype`.
 std::string encode_npy(const std::vector<std::size_t>& shape, const std::vector<double>& values, NpyDtype dtype);
 
-/// Writes a .npy file atomically: a temporary file in the same folder, then a rename.
+/// Writes a .npy file atomically (write_files_atomically): a complete file or none.
 /// Throws InputError naming the path when it cannot be written.
 void write_npy(const std::string& path, const std::vector<std::size_t>& shape, const std::vector<double>& values,
                NpyDtype dtype);

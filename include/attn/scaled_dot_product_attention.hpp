@@ -53,7 +53,10 @@ struct ScaledDotProductAttentionResult {
 
 /// softmax(scale · Q Kᵀ + masks) V, one (T × S) block per batch item.
 /// Throws ShapeError naming Q, K, V (and attention_mask) with their shapes when B, S or d_k
-/// disagree or a size is zero, and InputError when attention_mask holds a value other than 0 or 1.
+/// disagree or a size is zero, and InputError when attention_mask holds a value other than 0 or 1,
+/// or when a raw score or an output value is NaN or ±∞ (the message names the tensor and the
+/// index): −∞ may enter the scores only through a mask; one from overflowing arithmetic is refused
+/// rather than treated as a masked key.
 ScaledDotProductAttentionResult scaled_dot_product_attention(const Tensor3& Q, const Tensor3& K, const Tensor3& V,
                                                              const AttentionOptions& options = {});
 

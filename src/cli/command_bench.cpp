@@ -152,6 +152,18 @@ int run_bench(const GlobalOptions&, const BenchOptions& options) {
     const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
     const std::size_t threads = size_option("--threads", options.threads, cores);
     if (options.repeat < 1) throw InputError("--repeat must be at least 1 (got " + std::to_string(options.repeat) + ")");
+    if (threads > 1024) throw InputError("--threads must be at most 1024 (got " + std::to_string(threads) + ")");
+    // The memory the tensors and parameters need, counted in double arithmetic before anything is
+    // allocated (so no product of the options can wrap); the limit is attn run's, 8 GiB.
+    const double needed_bytes =
+        4.0 * (encoder ? double(B) * T * D * 8 + double(B) * T * F + double(threads) * T * T + 4.0 * D * D + 2.0 * D * F
+                       : double(B) * T * D * 6 + double(B) * h * T * T + 4.0 * D * D);
+    if (needed_bytes > 8.0 * 1024 * 1024 * 1024) {
+        throw InputError("bench " + module.name + ": --batch " + std::to_string(B) + " --seq " + std::to_string(T) +
+                         " --d-model " + std::to_string(D) + " --heads " + std::to_string(h) +
+                         (encoder ? " --d-ff " + std::to_string(F) : std::string()) + " would need " +
+                         fixed(needed_bytes / (1024.0 * 1024 * 1024), 1) + " GiB of memory; the limit is 8 GiB");
+    }
     const auto repeat = static_cast<std::size_t>(options.repeat);
     set_fast_threads(static_cast<int>(threads));
 

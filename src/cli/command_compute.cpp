@@ -1,17 +1,16 @@
 // `attn compute MODULE --in DIR --out DIR`: a lesson's computation on the user's own tensors.
 //
-// Inputs are DIR/<name>.npy (float32 or float64, C order). Outputs are OUT/<name>.npy, float32
-// when every input was float32 and float64 otherwise. Either every output is written or none:
-// each goes to a temporary file first, and the files are renamed into place only when all of
-// them were written.
-#include <cstdio>
+// Inputs are DIR/<name>.npy (float32 or float64, C order), read only when they are regular files
+// (attn/files.hpp). Outputs are OUT/<name>.npy, float32 when every input was float32 and float64
+// otherwise. Either every output is written or none (write_files_atomically), even when killed.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <unistd.h>
+#include <new>
 
 #include "attn/error.hpp"
+#include "attn/files.hpp"
 #include "attn/npy.hpp"
+#include "attn/printable.hpp"
 #include "attn/shape.hpp"
 #include "cli/commands.hpp"
 #include "tutor/compute_modules.hpp"
@@ -22,42 +21,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct PendingFile {
-    std::string temporary, final;
-};
-
-void remove_all(const std::vector<PendingFile>& files) {
-    for (const auto& file : files) std::remove(file.temporary.c_str());
-}
-
+// Every output in one all-or-none write (attn/files.hpp): a run that fails or is killed leaves
+// the folder as it was.
 void write_outputs(const std::string& out_dir, const tutor::NamedTensors& outputs, NpyDtype dtype) {
-    std::error_code error;
-    fs::create_directories(out_dir, error);
-    if (error || !fs::is_directory(out_dir)) {
-        throw InputError("cannot create the output folder " + out_dir + ": " +
-                         (error ? error.message() : "a file of that name is in the way"));
-    }
-    std::vector<PendingFile> pending;
+    prepare_output_folder(out_dir);
+    std::vector<OutputFile> files;
     for (const auto& [name, tensor] : outputs) {
-        PendingFile file{(fs::path(out_dir) / ("." + name + ".npy.tmp-" + std::to_string(::getpid()))).string(),
-                         (fs::path(out_dir) / (name + ".npy")).string()};
-        pending.push_back(file);
         const std::vector<std::size_t> shape(tensor.shape().begin(), tensor.shape().end());
-        const std::string bytes = encode_npy(shape, std::vector<double>(tensor.begin(), tensor.end()), dtype);
-        std::ofstream stream(file.temporary, std::ios::binary | std::ios::trunc);
-        stream.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        stream.close();
-        if (!stream) {
-            remove_all(pending);
-            throw InputError("cannot write " + file.final + " (the output folder " + out_dir + " is not writable or the disk is full)");
-        }
+        files.push_back({(fs::path(out_dir) / (name + ".npy")).string(),
+                         encode_npy(shape, std::vector<double>(tensor.begin(), tensor.end()), dtype)});
     }
-    for (std::size_t i = 0; i < pending.size(); ++i) {
-        if (std::rename(pending[i].temporary.c_str(), pending[i].final.c_str()) != 0) {
-            remove_all(std::vector<PendingFile>(pending.begin() + static_cast<long>(i), pending.end()));
-            throw InputError("cannot write " + pending[i].final);
-        }
-    }
+    write_files_atomically(files);
 }
 
 }  // namespace
@@ -96,15 +70,16 @@ int run_compute(const GlobalOptions&, const ComputeOptions& options) {
     tutor::check_compute_options(module, module_options);  // before any file is read
     std::error_code error;
     if (!fs::is_directory(options.in_dir, error)) {
-        throw InputError("the input folder " + options.in_dir + " does not exist or is not a folder");
+        throw InputError("the input folder " + printable_text(options.in_dir) + " does not exist or is not a folder");
     }
     tutor::NamedTensors inputs;
     bool all_float32 = true;
     for (const auto& spec : module.inputs) {
         const std::string path = (fs::path(options.in_dir) / (spec.name + ".npy")).string();
-        if (!fs::exists(path, error)) {
+        // A dangling link is missing too; anything that exists is read_npy's to accept or refuse.
+        if (!fs::exists(fs::symlink_status(path, error))) {
             if (!spec.required) continue;
-            throw InputError("missing input file " + path + ": " + module.name + " needs " + spec.name + " " +
+            throw InputError("missing input file " + printable_text(path) + ": " + module.name + " needs " + spec.name + " " +
                              tutor::dimension_legend(spec) + ", " + spec.meaning);
         }
         const NpyArray array = read_npy(path);
@@ -119,20 +94,28 @@ int run_compute(const GlobalOptions&, const ComputeOptions& options) {
         const std::string name = entry.path().stem().string();
         bool known = false;
         for (const auto& spec : module.inputs) known = known || spec.name == name;
-        if (!known) std::cerr << "note: " << entry.path().string() << " is not an input of " << module.name << "; ignored\n";
+        if (!known) {
+            std::cerr << "note: " << printable_text(entry.path().string()) << " is not an input of " << module.name
+                      << "; ignored\n";
+        }
     }
     tutor::NamedTensors outputs;
     try {
         outputs = tutor::run_compute_module(module, inputs, module_options);
     } catch (const InputError& e) {
         throw InputError(module.name + ": " + e.what());
+    } catch (const std::bad_alloc&) {
+        // Here the sizes come from the user's files: the hint is about them.
+        std::string shapes;
+        for (const auto& [name, tensor] : inputs) shapes += (shapes.empty() ? "" : ", ") + name + " " + shape_string(tensor.shape());
+        throw InputError(module.name + ": out of memory computing on " + shapes + "; are the input shapes what you meant?");
     }
     const NpyDtype dtype = all_float32 ? NpyDtype::float32 : NpyDtype::float64;
     write_outputs(options.out_dir, outputs, dtype);
     for (const auto& spec : module.outputs) {
         const auto found = outputs.find(spec.name);
         if (found == outputs.end()) continue;
-        std::cout << "wrote " << (fs::path(options.out_dir) / (spec.name + ".npy")).string() << "  "
+        std::cout << "wrote " << printable_text((fs::path(options.out_dir) / (spec.name + ".npy")).string()) << "  "
                   << shape_string(found->second.shape()) << " " << dtype_name(dtype) << "\n";
     }
     return exit_success;

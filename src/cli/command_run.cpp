@@ -23,16 +23,25 @@ namespace attn::cli {
 
 namespace {
 
-// Refuse sizes whose (B, h, T, S) scores and weights alone would not fit in memory, before trying.
+// The memory the run needs, counted before anything is allocated, in double arithmetic so that
+// no product of the options can wrap: the inputs x (B, T, D), the weights 3·(D, D), every
+// intermediate multi_head_attention keeps — q, k, v and their split heads 6·(B, T, D), the
+// context, the heads' contexts and the output 3·(B, T, D) — and the scores and weights 2·(B, h, T, T).
+// The limit (8 GiB) is documented in `attn run --help`; an option past it is named, not an
+// "out of memory" after the fact.
 void check_memory(const RunOptions& o) {
-    const double bytes = 2.0 * double(o.batch) * double(o.heads) * double(o.seq) * double(o.seq) * sizeof(double);
+    const double B = double(o.batch), T = double(o.seq), D = double(o.d_model), h = double(o.heads);
+    const double values = B * T * D * 10 + 3 * D * D + 2 * B * h * T * T;
+    const double bytes = values * sizeof(double);
     constexpr double limit = 8.0 * 1024 * 1024 * 1024;
     if (bytes > limit) {
         char text[64];
-        std::snprintf(text, sizeof text, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
-        throw InputError(std::string("run mha: the scores and weights (B, h, T, S) = ") +
-                         shape_string(std::vector<std::size_t>{o.batch, o.heads, o.seq, o.seq}) + " would need " + text +
-                         " of memory (the limit is 8 GiB); choose a smaller --batch, --heads or --seq");
+        std::snprintf(text, sizeof text, "%.3g GiB", bytes / (1024.0 * 1024 * 1024));
+        throw InputError(std::string("run mha: --batch ") + std::to_string(o.batch) + " --seq " + std::to_string(o.seq) +
+                         " --d-model " + std::to_string(o.d_model) + " --heads " + std::to_string(o.heads) +
+                         " would need " + text +
+                         " of memory (the limit is 8 GiB: the (B, h, T, T) scores and weights, (D, D) weights and "
+                         "(B, T, D) intermediates); choose smaller sizes");
     }
 }
 

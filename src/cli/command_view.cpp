@@ -8,9 +8,12 @@
 //
 // Everything is read, checked and drawn before the first file is written, and the files are
 // written all or none, so a mistake never leaves half a page behind.
+#include <filesystem>
 #include <iostream>
 
 #include "attn/error.hpp"
+#include "attn/files.hpp"
+#include "attn/printable.hpp"
 #include "attn/shape.hpp"
 #include "cli/commands.hpp"
 #include "tutor/attention_page.hpp"
@@ -72,7 +75,7 @@ LoadedAttention load_from_sentence(const AttentionSourceOptions& o) {
 LoadedAttention load_from_file(const AttentionSourceOptions& o) {
     LoadedAttention a;
     a.weights = tutor::read_attention_weights(o.weights);
-    a.weights_name = o.weights + " " + shape_of(a.weights) + " " + tutor::weights_legend(a.weights.dimension());
+    a.weights_name = printable_text(o.weights) + " " + shape_of(a.weights) + " " + tutor::weights_legend(a.weights.dimension());
     a.first_sequence = tutor::select_sequence(a.weights, 0, a.weights_name);
     if (!o.key_tokens.empty() && o.tokens.empty()) {
         throw InputError("--key-tokens labels the keys; give the queries' tokens with --tokens too");
@@ -82,12 +85,23 @@ LoadedAttention load_from_file(const AttentionSourceOptions& o) {
         tutor::label_with_tokens(a.first_sequence, a.weights_name, tutor::read_tokens(o.tokens), o.tokens, key_tokens,
                                  o.key_tokens);
     }
-    a.title = tutor::printable_token(o.weights);
-    a.notes.push_back("Weights read from " + tutor::printable_token(a.weights_name) + ".");
+    a.title = printable_text(o.weights);
+    a.notes.push_back("Weights read from " + a.weights_name + ".");
     a.notes.push_back(o.tokens.empty() ? "No token file was given: positions are numbered (--tokens FILE labels them, one token per line)."
-                                       : "Tokens from " + tutor::printable_token(o.tokens) +
-                                             (o.key_tokens.empty() ? "" : " (queries) and " + tutor::printable_token(o.key_tokens) + " (keys)") + ".");
+                                       : "Tokens from " + printable_text(o.tokens) +
+                                             (o.key_tokens.empty() ? "" : " (queries) and " + printable_text(o.key_tokens) + " (keys)") + ".");
     return a;
+}
+
+// True when both paths lead to one file: the same folder (links resolved) and the same name.
+bool same_file(const std::string& first, const std::string& second) {
+    namespace fs = std::filesystem;
+    std::error_code error;
+    auto identity = [&error](const std::string& path) {
+        const fs::path p(path);
+        return fs::weakly_canonical(p.has_parent_path() ? p.parent_path() : fs::path("."), error) / p.filename();
+    };
+    return identity(first) == identity(second);
 }
 
 LoadedAttention load_attention(const AttentionSourceOptions& o) {
@@ -126,6 +140,10 @@ int run_view(const GlobalOptions&, const ViewOptions& options) {
     if (options.html.empty() && options.svg.empty()) {
         throw InputError("nothing to write: give --html out.html, --svg out.svg or both");
     }
+    if (!options.html.empty() && !options.svg.empty() && same_file(options.html, options.svg)) {
+        throw InputError("--html " + printable_text(options.html) + " and --svg " + printable_text(options.svg) +
+                         " name the same file; give the page and the picture their own names");
+    }
     const LoadedAttention a = load_attention(options.source);
     tutor::AttentionHeads heads = tutor::select_sequence(a.weights, options.item, a.weights_name);
     heads.query_tokens = a.first_sequence.query_tokens;
@@ -135,22 +153,22 @@ int run_view(const GlobalOptions&, const ViewOptions& options) {
         notes.push_back("This page shows sequence " + std::to_string(options.item) + " of the " +
                         std::to_string(a.weights.shape()[0]) + " in the batch (--item chooses another).");
     }
-    std::vector<std::pair<std::string, std::string>> files;
+    std::vector<OutputFile> files;
     if (!options.html.empty()) {
-        files.emplace_back(options.html, tutor::render_attention_page(heads, tutor::PageText{a.title, notes}, options.head));
+        files.push_back({options.html, tutor::render_attention_page(heads, tutor::PageText{a.title, notes}, options.head)});
     }
     if (!options.svg.empty()) {
-        files.emplace_back(options.svg, tutor::render_heatmap_svg(heads, options.head, a.title));
+        files.push_back({options.svg, tutor::render_heatmap_svg(heads, options.head, a.title)});
     }
-    tutor::write_files_atomically(files);
+    write_files_atomically(files);
     const std::size_t h = heads.weights.shape(0), T = heads.weights.shape(1), S = heads.weights.shape(2);
     const std::string what = std::to_string(h) + (h == 1 ? " head" : " heads") + ", " + std::to_string(T) + " queries × " +
                              std::to_string(S) + " keys";
     if (!options.html.empty()) {
-        std::cout << "wrote " << options.html << ": " << what << "; open it in a browser (it needs no network)\n";
+        std::cout << "wrote " << printable_text(options.html) << ": " << what << "; open it in a browser (it needs no network)\n";
     }
     if (!options.svg.empty()) {
-        std::cout << "wrote " << options.svg << ": the heatmap of head " << options.head << ", " << T << " queries × " << S
+        std::cout << "wrote " << printable_text(options.svg) << ": the heatmap of head " << options.head << ", " << T << " queries × " << S
                   << " keys\n";
     }
     return exit_success;

@@ -5,10 +5,15 @@
 // parsing, inside one try/catch, so that no exception escapes as an abort: bad input is exit 2
 // with a message, a failed check exit 1.
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <climits>
+#include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <new>
 
 #include "attn/error.hpp"
+#include "attn/printable.hpp"
 #include "cli/commands.hpp"
 
 #ifndef ATTN_VERSION
@@ -19,18 +24,26 @@ namespace attn::cli {
 
 namespace {
 
-// A size or a count: a whole number of at least 1. (CLI::PositiveNumber's message quotes a range
-// up to 1.8e308, which helps nobody.)
-const CLI::Validator at_least_one(
-    [](std::string& input) -> std::string {
-        std::size_t used = 0;
-        try {
-            if (std::stoll(input, &used) >= 1 && used == input.size()) return {};
-        } catch (const std::exception&) {
-        }
-        return "must be a whole number of at least 1, not '" + input + "'";
-    },
-    "N>=1");
+// A size, a count, an index or a seed: a whole number written in digits only, from `min` to `max`.
+// No sign, fraction or exponent gets through, so nothing wraps: CLI11 converts with strtoull,
+// which reads "-1" as 18446744073709551615. (CLI::PositiveNumber's message quotes a range up to
+// 1.8e308, which helps nobody.)
+CLI::Validator whole_number(unsigned long long min, unsigned long long max = ULLONG_MAX) {
+    const std::string range = max == ULLONG_MAX || max == SIZE_MAX ? "of at least " + std::to_string(min)
+                                                                    : "from " + std::to_string(min) + " to " + std::to_string(max);
+    return CLI::Validator(
+        [min, max, range](std::string& input) -> std::string {
+            if (!input.empty() && input.size() <= 20 && input.find_first_not_of("0123456789") == std::string::npos) {
+                errno = 0;
+                const unsigned long long value = std::strtoull(input.c_str(), nullptr, 10);
+                if (errno == 0 && value >= min && value <= max) return {};
+            }
+            return "must be a whole number " + range + ", not '" + printable_text(input) + "'";
+        },
+        min == 0 ? "N>=0" : "N>=" + std::to_string(min));
+}
+
+const CLI::Validator at_least_one = whole_number(1, SIZE_MAX);
 
 CLI::App* setup_list(CLI::App& app, ListOptions&) {
     return app.add_subcommand("list", "List the lessons, numbered, with their titles");
@@ -109,7 +122,7 @@ CLI::App* setup_compute(CLI::App& app, ComputeOptions& options) {
     command->add_option("--out", options.out_dir, "Folder to write one <name>.npy per output (created if missing)")
         ->required();
     command->add_option("--heads", options.heads, "Number of heads h (mha only; required there; must divide D)")
-        ->check(at_least_one);
+        ->check(whole_number(1, INT_MAX));
     command->add_flag("--causal", options.causal,
                       "Hide from query t every key in its future (self-attention and mha)");
     command->add_option("--causal-alignment", options.causal_alignment,
@@ -134,7 +147,9 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options) {
     command->add_option("--heads", options.heads, "h, the number of heads; must divide D")
         ->check(at_least_one)
         ->capture_default_str();
-    command->add_option("--seed", options.seed, "Seed of std::mt19937 for the inputs and weights")->capture_default_str();
+    command->add_option("--seed", options.seed, "Seed of std::mt19937 for the inputs and weights")
+        ->check(whole_number(0, UINT_MAX))
+        ->capture_default_str();
     command->footer("Inputs: x uniform in [0, 1), an attention_mask of ones, weights and biases uniform in\n"
                     "[-1/sqrt(D), 1/sqrt(D)] (nn.Linear's initialisation); no output projection, as in seed 000.\n"
                     "Exit code 0 on success, 2 on bad options.");
@@ -198,7 +213,9 @@ void add_attention_source(CLI::App* command, AttentionSourceOptions& options) {
           command->add_option("--d-model", options.d_model, "With --sentence: D, the embedding width")
               ->check(at_least_one)
               ->capture_default_str(),
-          command->add_option("--seed", options.seed, "With --sentence: the seed of W_q, W_k and W_v")->capture_default_str()}) {
+          command->add_option("--seed", options.seed, "With --sentence: the seed of W_q, W_k and W_v")
+              ->check(whole_number(0))
+              ->capture_default_str()}) {
         model_option->excludes(weights);
     }
 }
@@ -219,8 +236,12 @@ CLI::App* setup_view(CLI::App& app, ViewOptions& options) {
     add_attention_source(command, options.source);
     command->add_option("--html", options.html, "Write the page here: one file, no network needed, open it in any browser");
     command->add_option("--svg", options.svg, "Write one head's heatmap here as SVG, for slides and papers");
-    command->add_option("--head", options.head, "The head the page shows first and the SVG draws (from 0)")->capture_default_str();
-    command->add_option("--item", options.item, "Which sequence of a batch of weights to draw (from 0)")->capture_default_str();
+    command->add_option("--head", options.head, "The head the page shows first and the SVG draws (from 0)")
+        ->check(whole_number(0, SIZE_MAX))
+        ->capture_default_str();
+    command->add_option("--item", options.item, "Which sequence of a batch of weights to draw (from 0)")
+        ->check(whole_number(0, SIZE_MAX))
+        ->capture_default_str();
     command->footer("Example: attn view --sentence \"El perro va caminando sobre el pasto\" --seed 1 --html out.html\n"
                     "A weights file must hold values in [0, 1] whose rows sum to 1 (within 0.01; a row of zeros is allowed);\n"
                     "at most 128 queries and keys are drawn. Files are written all or none.\n"
@@ -228,9 +249,26 @@ CLI::App* setup_view(CLI::App& app, ViewOptions& options) {
     return command;
 }
 
+// Every message goes out through printable_text: it quotes paths, file contents and options,
+// and no byte of those may drive the terminal.
 int report_error(const char* kind, const std::string& message, int code) {
-    std::cerr << "attn: " << kind << message << "\n";
+    std::cerr << "attn: " << kind << printable_text(message, LineBreaks::keep) << "\n";
     return code;
+}
+
+// The first word of the command line that is not an option: the command the user meant. CLI11
+// alone would answer a misspelt one with "A subcommand is required", without naming it.
+std::string command_word(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string word = argv[i];
+        if (word == "--lessons-dir") {
+            ++i;  // its value
+            continue;
+        }
+        if (!word.empty() && word[0] == '-') continue;
+        return word;
+    }
+    return "";
 }
 
 }  // namespace
@@ -271,6 +309,15 @@ int main(int argc, char** argv) {
         std::cout << app.help();
         return exit_bad_input;
     }
+    if (const std::string word = command_word(argc, argv); !word.empty()) {
+        std::string known;
+        bool found = false;
+        for (const CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
+            known += (known.empty() ? "" : ", ") + command->get_name();
+            found = found || command->get_name() == word;
+        }
+        if (!found) return report_error("error: ", "unknown command '" + word + "'; the commands are: " + known, exit_bad_input);
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -280,7 +327,8 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        app.exit(e);  // prints the parser's message and "Run with --help for more information."
+        // The parser's message quotes what was typed: printable, like every other message.
+        std::cerr << "ERROR: " << printable_text(e.what(), LineBreaks::keep) << "\nRun with --help for more information.\n";
         return exit_bad_input;
     }
 
@@ -299,7 +347,9 @@ int main(int argc, char** argv) {
     } catch (const InputError& e) {
         return report_error("error: ", e.what(), exit_bad_input);
     } catch (const std::bad_alloc&) {
-        return report_error("error: ", "out of memory (are the input shapes what you meant?)", exit_bad_input);
+        // Sizes from options are checked before allocating; `attn compute` adds its own hint about
+        // the input shapes. What remains is a machine with less memory than the run needs.
+        return report_error("error: ", "out of memory: this run needs more memory than is available", exit_bad_input);
     } catch (const std::exception& e) {
         return report_error("internal error: ", std::string(e.what()) + " (please report it)", exit_internal_error);
     }

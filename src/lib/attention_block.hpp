@@ -24,9 +24,17 @@ struct AttentionBlock {
     const double* keep_key = nullptr;    // S values, 1 = attend, 0 = padding (already checked); null: none
 };
 
+/// Where attend_block met a value that is not a finite number (none: it did not).
+struct NonFiniteAt {
+    enum class Tensor { none, scores, output } tensor = Tensor::none;
+    std::size_t index = 0;  // flat index inside the block's (T × S) scores or (T × d_v) output
+};
+
 /// scores = scale · q kᵀ (T × S); masked = scores + masks; weights = softmax(masked) over S;
 /// output = weights · v (T × d_v). `masked_scores` may be null when the caller does not keep them.
-void attend_block(const AttentionBlock& block, double* scores, double* masked_scores, double* weights,
-                  double* output);
+/// A raw score or an output value that is NaN or ±∞ stops the block (the library's policy: only a
+/// mask may put −∞ in the scores); the caller names the tensor and the index in its error.
+NonFiniteAt attend_block(const AttentionBlock& block, double* scores, double* masked_scores, double* weights,
+                         double* output);
 
 }  // namespace attn::detail

@@ -5,6 +5,7 @@
 #include "attn/error.hpp"
 #include "attn/shape.hpp"
 #include "attn/softmax.hpp"
+#include "finite.hpp"
 
 namespace attn {
 
@@ -23,6 +24,8 @@ AttentionStep attend_with_scores(Matrix scores, const Tensor3& encoder_outputs) 
                          " but encoder_outputs has shape " + shape_string(shape_of(encoder_outputs)) +
                          "; scores must be (B, S) = " + shape_string(std::vector<std::size_t>{B, S}));
     }
+    // No mask exists in seq2seq attention: a score that is not a number came from overflow.
+    detail::require_finite("attention", "scores", scores, detail::overflow_advice);
     AttentionStep step;
     step.scores = std::move(scores);
     step.weights = softmax_last_axis(step.scores);
@@ -32,6 +35,7 @@ AttentionStep attend_with_scores(Matrix scores, const Tensor3& encoder_outputs) 
         cblas_dgemv(CblasRowMajor, CblasTrans, int(S), int(H), 1.0, encoder_outputs.data() + b * S * H, int(H),
                     step.weights.data() + b * S, 1, 0.0, step.context.data() + b * H, 1);
     }
+    detail::require_finite("attention", "context", step.context, detail::overflow_advice);
     return step;
 }
 

@@ -2,6 +2,7 @@
 
 #include "attn/error.hpp"
 #include "attn/shape.hpp"
+#include "finite.hpp"
 
 namespace attn {
 
@@ -62,6 +63,18 @@ EncoderLayerStep transformer_encoder_layer(const Tensor3& x, const EncoderLayerW
     step.output = options.norm_first
                       ? step.ffn_residual
                       : layer_norm(step.ffn_residual, weights.norm2_weight, weights.norm2_bias, options.eps);
+    // The attention checked its own intermediates; the first of the others that is not a finite
+    // number is named (a NaN from a layer norm of ∞, an overflowing feed-forward network, …).
+    const std::string why = detail::overflow_advice;
+    const char* f = "transformer_encoder_layer";
+    detail::require_finite(f, "attention_input", step.attention_input, why);
+    detail::require_finite(f, "attention_residual", step.attention_residual, why);
+    detail::require_finite(f, "after_attention", step.after_attention, why);
+    detail::require_finite(f, "ffn_input", step.ffn_input, why);
+    detail::require_finite(f, "ffn_hidden", step.ffn_hidden, why);
+    detail::require_finite(f, "ffn_output", step.ffn_output, why);
+    detail::require_finite(f, "ffn_residual", step.ffn_residual, why);
+    detail::require_finite(f, "output", step.output, why);
     return step;
 }
 

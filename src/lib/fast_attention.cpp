@@ -29,11 +29,13 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <string>
 #include <thread>
 
 #include "attn/error.hpp"
 #include "attn/shape.hpp"
+#include "finite.hpp"
 
 #ifdef ATTN_HAVE_OPENBLAS
 // OpenBLAS's thread control; Debian's libopenblas0 provides both (CMake links it explicitly).
@@ -202,6 +204,17 @@ void softmax_row(float* x, std::size_t limit, std::size_t columns, const float* 
 #pragma omp simd
     for (std::size_t s = 0; s < limit; ++s) x[s] *= inverse;
     for (std::size_t s = limit; s < columns; ++s) x[s] = 0.0f;
+}
+
+// How many of x[0, count) are NaN or ±∞, branch-free so that it vectorises: |x| ≤ FLT_MAX is false
+// for both (-fno-trapping-math leaves NaN comparisons alone; only -ffinite-math-only would not).
+ATTN_VECTOR_CLONES
+int count_non_finite(const float* x, std::size_t count) {
+    const float largest = std::numeric_limits<float>::max();
+    int bad = 0;
+#pragma omp simd reduction(+ : bad)
+    for (std::size_t i = 0; i < count; ++i) bad += !(std::fabs(x[i]) <= largest);
+    return bad;
 }
 
 // out = LayerNorm(a + b + bias) · gamma + beta over one row of D values; b and bias may be null.
@@ -374,10 +387,49 @@ struct AttentionShape {
     std::size_t B, T, S, D, heads;
 };
 
+// The first raw score that is not a finite number, found by any worker (workers cannot throw:
+// the error is raised once they have all finished).
+struct FirstNonFiniteScore {
+    std::mutex lock;
+    bool found = false;
+    std::size_t task = 0, index = 0;  // (batch · h + head), t · S + s
+    float value = 0.0f;
+
+    void record(std::size_t task_, std::size_t index_, float value_) {
+        std::lock_guard<std::mutex> guard(lock);
+        if (found && task <= task_) return;  // keep the first block's
+        found = true;
+        task = task_;
+        index = index_;
+        value = value_;
+    }
+};
+
+[[noreturn]] void throw_non_finite_score(const char* function, const FirstNonFiniteScore& bad, const AttentionShape& shape) {
+    const std::size_t b = bad.task / shape.heads, head = bad.task % shape.heads;
+    const std::size_t t = bad.index / shape.S, s = bad.index % shape.S;
+    const std::string at = std::to_string(b) + ", " + std::to_string(head) + ", ";
+    detail::throw_non_finite(function, "scores", {shape.B, shape.heads, shape.T, shape.S},
+                             bad.task * shape.T * shape.S + bad.index, bad.value,
+                             "Q_h[" + at + std::to_string(t) + "] · K_h[" + at + std::to_string(s) +
+                                 "] / √d_k in float32; an input holds NaN or ±inf, or the inputs are too large for float32 "
+                                 "arithmetic and overflowed (only a mask may put -inf in the scores)");
+}
+
+// The output (or another result) checked once the work is done.
+void require_finite_result(const char* function, const char* name, const float* data, const std::vector<std::size_t>& shape) {
+    std::size_t count = 1;
+    for (std::size_t size : shape) count *= size;
+    if (count_non_finite(data, count) == 0) return;
+    const std::size_t at = detail::first_non_finite(data, count);
+    detail::throw_non_finite(function, name, shape, at, data[at],
+                             "an input holds NaN or ±inf, or the inputs are too large for float32 arithmetic and overflowed");
+}
+
 // Steps 1 and 2 of the file comment: projections, then per (batch, head) scores, softmax and
 // context. `weights` is (B, h, T, S) or null (a per-worker scratch block is used instead);
 // `context` is (B·T, D).
-void attend(const float* query, const float* key, const float* value, const AttentionShape& shape,
+void attend(const char* function, const float* query, const float* key, const float* value, const AttentionShape& shape,
             const FastAttentionParameters& p, const FloatMatrix& mask, bool causal, float* weights, float* context,
             FastAttentionWorkspace& ws, int threads) {
     const std::size_t B = shape.B, T = shape.T, S = shape.S, D = shape.D, h = shape.heads, dk = D / h;
@@ -407,6 +459,7 @@ void attend(const float* query, const float* key, const float* value, const Atte
     const float alpha = 1.0f / std::sqrt(static_cast<float>(dk));
 
     // Pass 2: one task per (batch, head), handed out to the workers.
+    FirstNonFiniteScore bad;
     run_parallel(tasks, threads, [&](std::size_t task, std::size_t worker) {
         const std::size_t b = task / h, head = task % h;
         const float* q = ws.q.data() + b * T * D + head * dk;  // (T, d_k), leading dimension D
@@ -417,6 +470,12 @@ void attend(const float* query, const float* key, const float* value, const Atte
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(T), static_cast<int>(S),
                     static_cast<int>(dk), alpha, q, static_cast<int>(D), k, static_cast<int>(D), 0.0f, block,
                     static_cast<int>(S));
+        // Every raw score must be a number: −∞ may only come from the masks (the library's policy).
+        if (count_non_finite(block, T * S) != 0) {
+            const std::size_t at = detail::first_non_finite(block, T * S);
+            bad.record(task, at, block[at]);
+            return;
+        }
         // 2b. softmax of each row, masks inside.
         const float* keep_b = keep != nullptr ? keep + b * S : nullptr;
         for (std::size_t t = 0; t < T; ++t) {
@@ -427,6 +486,7 @@ void attend(const float* query, const float* key, const float* value, const Atte
                     static_cast<int>(S), 1.0f, block, static_cast<int>(S), v, static_cast<int>(D), 0.0f,
                     context + b * T * D + head * dk, static_cast<int>(D));
     });
+    if (bad.found) throw_non_finite_score(function, bad, shape);
 }
 
 // Row passes (LayerNorm, residuals, activations) over `rows` rows, split in chunks over the threads.
@@ -514,11 +574,12 @@ void fast_multi_head_attention_into(const FloatTensor3& query, const FloatTensor
     // Without an output projection the concatenated heads are the output: write them there.
     if (projected) workspace.context.resize(B * T * D);
     float* context = projected ? workspace.context.data() : result.output.data();
-    attend(query.data(), key.data(), value.data(), AttentionShape{B, T, S, D, options.heads}, parameters,
+    attend(function, query.data(), key.data(), value.data(), AttentionShape{B, T, S, D, options.heads}, parameters,
            options.key_padding_mask, options.causal, options.need_weights ? result.weights.data() : nullptr, context,
            workspace, threads);
     // Pass 3: the output projection.
     if (projected) project_with_bias(context, B * T, D, parameters.w_o, parameters.b_o, result.output.data(), threads);
+    require_finite_result(function, "output", result.output.data(), {B, T, D});
 }
 
 FastAttentionResult fast_multi_head_attention(const FloatTensor3& query, const FloatTensor3& key,
@@ -600,7 +661,7 @@ void fast_transformer_encoder_layer_into(const FloatTensor3& x, const FastEncode
         });
         attention_input = normalized;
     }
-    attend(attention_input, attention_input, attention_input, shape, a, options.key_padding_mask, options.causal,
+    attend(function, attention_input, attention_input, attention_input, shape, a, options.key_padding_mask, options.causal,
            nullptr, context, ws.attention, threads);
     project(context, N, D, a.w_o, projected, threads);
     if (options.norm_first) {
@@ -634,6 +695,7 @@ void fast_transformer_encoder_layer_into(const FloatTensor3& x, const FastEncode
             residual_layer_norm_row(hidden + r * D, projected + r * D, b_2, g2, n2, eps, out + r * D, D);
         });
     }
+    require_finite_result(function, "output", out, {B, T, D});
 }
 
 FloatTensor3 fast_transformer_encoder_layer(const FloatTensor3& x, const FastEncoderLayerParameters& parameters,

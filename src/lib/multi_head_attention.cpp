@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "attention_block.hpp"
+#include "finite.hpp"
 #include "attn/error.hpp"
 #include "attn/linear.hpp"
 #include "attn/masks.hpp"
@@ -121,6 +122,35 @@ MultiHeadAttentionResult projected(const Tensor3& query, const Tensor3& key, con
     return r;
 }
 
+// The projections q, k, v, checked before the heads use them: an overflow there is named where
+// it happened, not in the scores it spoils.
+void require_finite_projections(const MultiHeadAttentionResult& r) {
+    const std::string why = std::string("the projection x · Wᵀ + b; ") + detail::overflow_advice;
+    detail::require_finite("multi_head_attention", "q", r.q, why);
+    detail::require_finite("multi_head_attention", "k", r.k, why);
+    detail::require_finite("multi_head_attention", "v", r.v, why);
+}
+
+// The error for a non-finite score or context value of head j of batch item b.
+void report_non_finite(const detail::NonFiniteAt& bad, const MultiHeadAttentionResult& r, std::size_t b, std::size_t j) {
+    const std::size_t heads = r.scores.shape(1), T = r.scores.shape(2), S = r.scores.shape(3), dk = r.context_heads.shape(3);
+    const std::size_t head = b * heads + j;
+    if (bad.tensor == detail::NonFiniteAt::Tensor::scores) {
+        const std::size_t t = bad.index / S, s = bad.index % S;
+        const std::string at = std::to_string(b) + ", " + std::to_string(j) + ", ";
+        detail::throw_non_finite("multi_head_attention", "scores", {r.scores.shape().begin(), r.scores.shape().end()},
+                                 head * T * S + bad.index, r.scores.data()[head * T * S + bad.index],
+                                 "q_heads[" + at + std::to_string(t) + "] · k_heads[" + at + std::to_string(s) +
+                                     "] / √d_k; " + detail::overflow_advice);
+    }
+    if (bad.tensor == detail::NonFiniteAt::Tensor::output) {
+        detail::throw_non_finite("multi_head_attention", "context_heads",
+                                 {r.context_heads.shape().begin(), r.context_heads.shape().end()}, head * T * dk + bad.index,
+                                 r.context_heads.data()[head * T * dk + bad.index],
+                                 std::string("the weighted sum of the value rows of the head; ") + detail::overflow_advice);
+    }
+}
+
 double scale_for(const AttentionOptions& options, std::size_t dk) {
     return options.scale ? *options.scale : 1.0 / std::sqrt(double(dk));
 }
@@ -155,6 +185,7 @@ MultiHeadAttentionResult multi_head_attention(const Tensor3& query, const Tensor
     check_arguments(query, key, value, weights, heads, options);
     const std::size_t B = query.shape(0), T = query.shape(1), S = key.shape(1), D = query.shape(2), dk = D / heads;
     MultiHeadAttentionResult r = projected(query, key, value, weights, heads);
+    require_finite_projections(r);
     r.q_heads = split_heads(r.q, heads);
     r.k_heads = split_heads(r.k, heads);
     r.v_heads = split_heads(r.v, heads);
@@ -174,12 +205,16 @@ MultiHeadAttentionResult multi_head_attention(const Tensor3& query, const Tensor
             block.q = r.q_heads.data() + head * T * dk;
             block.k = r.k_heads.data() + head * S * dk;
             block.v = r.v_heads.data() + head * S * dk;
-            detail::attend_block(block, r.scores.data() + head * T * S, nullptr, r.weights.data() + head * T * S,
-                                 r.context_heads.data() + head * T * dk);
+            const detail::NonFiniteAt bad = detail::attend_block(block, r.scores.data() + head * T * S, nullptr,
+                                                                 r.weights.data() + head * T * S,
+                                                                 r.context_heads.data() + head * T * dk);
+            report_non_finite(bad, r, b, j);
         }
     }
     r.context = merge_heads(r.context_heads);
     r.output = output_projection(r.context, weights);
+    detail::require_finite("multi_head_attention", "output", r.output,
+                           std::string("the output projection context · w_oᵀ + b_o; ") + detail::overflow_advice);
     return r;
 }
 
@@ -189,6 +224,7 @@ MultiHeadAttentionResult multi_head_attention_per_head(const Tensor3& query, con
     check_arguments(query, key, value, weights, heads, options);
     const std::size_t B = query.shape(0), T = query.shape(1), S = key.shape(1), D = query.shape(2), dk = D / heads;
     MultiHeadAttentionResult r = projected(query, key, value, weights, heads);
+    require_finite_projections(r);
     r.q_heads = Tensor4::from_shape({B, heads, T, dk});
     r.k_heads = Tensor4::from_shape({B, heads, S, dk});
     r.v_heads = Tensor4::from_shape({B, heads, S, dk});
@@ -227,6 +263,8 @@ MultiHeadAttentionResult multi_head_attention_per_head(const Tensor3& query, con
         }
     }
     r.output = output_projection(r.context, weights);
+    detail::require_finite("multi_head_attention_per_head", "output", r.output,
+                           std::string("the output projection context · w_oᵀ + b_o; ") + detail::overflow_advice);
     return r;
 }
 

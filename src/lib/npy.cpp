@@ -1,16 +1,12 @@
 #include "attn/npy.hpp"
 
-#include <cerrno>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <limits>
 #include <sstream>
-#include <unistd.h>
 
 #include "attn/error.hpp"
+#include "attn/files.hpp"
+#include "attn/printable.hpp"
 #include "attn/shape.hpp"
 
 namespace attn {
@@ -26,10 +22,17 @@ namespace {
 
 const char kMagic[] = "\x93NUMPY";
 constexpr std::size_t kMagicLength = 6;
+// NumPy itself refuses headers over 10 000 bytes unless told otherwise; a real one is ~120 bytes.
+constexpr std::size_t kMaxHeaderLength = 65536;
+// NumPy's own limit on the number of axes.
+constexpr std::size_t kMaxRank = 64;
 
 [[noreturn]] void fail(const std::string& name, const std::string& what) {
-    throw InputError(name + ": " + what);
+    throw InputError(printable_text(name) + ": " + what);
 }
+
+// Header text quoted in a message: control characters replaced, long headers cut.
+std::string quoted_text(const std::string& text) { return printable_excerpt(text, 200); }
 
 // The value that follows 'key': in the header dict, as raw text up to the next top-level comma.
 std::string header_value(const std::string& header, const std::string& key, const std::string& name) {
@@ -42,9 +45,9 @@ std::string header_value(const std::string& header, const std::string& key, cons
             break;
         }
     }
-    if (at == std::string::npos) fail(name, "the .npy header has no '" + key + "' entry: " + header);
+    if (at == std::string::npos) fail(name, "the .npy header has no '" + key + "' entry: " + quoted_text(header));
     at = header.find(':', at);
-    if (at == std::string::npos) fail(name, "the .npy header is malformed near '" + key + "': " + header);
+    if (at == std::string::npos) fail(name, "the .npy header is malformed near '" + key + "': " + quoted_text(header));
     ++at;
     while (at < header.size() && header[at] == ' ') ++at;
     std::size_t end = at;
@@ -72,12 +75,12 @@ std::string describe_descr(const std::string& descr) {
         if (kind == "u1") return "uint8";
         if (kind == "c8" || kind == "c16") return "complex";
     }
-    return "'" + descr + "'";
+    return "'" + quoted_text(descr) + "'";
 }
 
 std::vector<std::size_t> parse_shape(const std::string& text, const std::string& name) {
     if (text.size() < 2 || text.front() != '(' || text.back() != ')') {
-        fail(name, "the .npy header's shape is not a tuple: " + text);
+        fail(name, "the .npy header's shape is not a tuple: " + quoted_text(text));
     }
     std::vector<std::size_t> shape;
     std::string inner = text.substr(1, text.size() - 2);
@@ -89,23 +92,37 @@ std::vector<std::size_t> parse_shape(const std::string& text, const std::string&
         std::size_t last = item.find_last_not_of(" L");
         item = item.substr(first, last - first + 1);
         if (item.find_first_not_of("0123456789") != std::string::npos || item.size() > 15) {
-            fail(name, "the .npy header's shape has a bad dimension '" + item + "': " + text);
+            fail(name, "the .npy header's shape has a bad dimension '" + quoted_text(item) + "': " + quoted_text(text));
         }
         shape.push_back(std::stoull(item));
+        if (shape.size() > kMaxRank) fail(name, "the .npy header's shape has more than " + std::to_string(kMaxRank) + " axes");
     }
     return shape;
 }
 
 }  // namespace
 
-NpyArray parse_npy(const std::string& bytes, const std::string& name) {
+namespace {
+
+// What the header says: the element type, the shape, where the values start and how many bytes
+// they take.
+struct NpyHeader {
+    NpyDtype dtype = NpyDtype::float64;
+    std::vector<std::size_t> shape;
+    std::size_t count = 0;        // values
+    std::size_t data_start = 0;   // bytes before the values
+    std::size_t data_bytes = 0;   // count · item size
+};
+
+// The preamble: magic, version and header length. Returns the offset just past the header;
+// `bytes` needs only its first 12 bytes.
+std::size_t header_end(const std::string& bytes, const std::string& name, std::size_t& header_start) {
     if (bytes.size() < kMagicLength || std::memcmp(bytes.data(), kMagic, kMagicLength) != 0) {
         fail(name, "not a .npy file (it does not start with \\x93NUMPY); save tensors with numpy.save");
     }
     if (bytes.size() < kMagicLength + 4) fail(name, "truncated .npy file: it ends inside the header");
     const auto major = static_cast<unsigned char>(bytes[6]);
     std::size_t header_length = 0;
-    std::size_t header_start = 0;
     if (major == 1) {
         header_length = static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
         header_start = 10;
@@ -116,16 +133,27 @@ NpyArray parse_npy(const std::string& bytes, const std::string& name) {
     } else {
         fail(name, "unsupported .npy format version " + std::to_string(major));
     }
-    if (bytes.size() < header_start + header_length) fail(name, "truncated .npy file: it ends inside the header");
-    const std::string header = bytes.substr(header_start, header_length);
+    if (header_length > kMaxHeaderLength) {
+        fail(name, "the .npy header claims " + std::to_string(header_length) + " bytes; a real one has about 120 (at most " +
+                       std::to_string(kMaxHeaderLength) + " are read)");
+    }
+    return header_start + header_length;
+}
 
-    NpyArray array;
+// Parses the header; `bytes` must hold at least the preamble and the header.
+NpyHeader parse_header(const std::string& bytes, const std::string& name) {
+    std::size_t header_start = 0;
+    const std::size_t end = header_end(bytes, name, header_start);
+    if (bytes.size() < end) fail(name, "truncated .npy file: it ends inside the header");
+    const std::string header = bytes.substr(header_start, end - header_start);
+
+    NpyHeader parsed;
     std::string descr = header_value(header, "descr", name);
     if (descr.size() >= 2 && (descr.front() == '\'' || descr.front() == '"')) descr = descr.substr(1, descr.size() - 2);
     if (descr == "<f4" || descr == "=f4") {
-        array.dtype = NpyDtype::float32;
+        parsed.dtype = NpyDtype::float32;
     } else if (descr == "<f8" || descr == "=f8") {
-        array.dtype = NpyDtype::float64;
+        parsed.dtype = NpyDtype::float64;
     } else if (descr == ">f4" || descr == ">f8") {
         fail(name, "big-endian data (dtype '" + descr + "'); save it little-endian, e.g. a.astype('<f4')");
     } else {
@@ -137,32 +165,40 @@ NpyArray parse_npy(const std::string& bytes, const std::string& name) {
     if (fortran == "True") {
         fail(name, "the array is stored in Fortran (column-major) order; save numpy.ascontiguousarray(a) instead");
     } else if (fortran != "False") {
-        fail(name, "the .npy header's fortran_order is neither True nor False: " + fortran);
+        fail(name, "the .npy header's fortran_order is neither True nor False: " + quoted_text(fortran));
     }
-    array.shape = parse_shape(header_value(header, "shape", name), name);
+    parsed.shape = parse_shape(header_value(header, "shape", name), name);
+    // Overflow-safe, and refused before anything is allocated (a zero axis does not hide huge ones).
+    parsed.count = checked_value_count(parsed.shape, printable_text(name));
+    parsed.data_start = end;
+    parsed.data_bytes = parsed.count * (parsed.dtype == NpyDtype::float32 ? 4 : 8);
+    return parsed;
+}
 
-    std::size_t count = 1;
-    for (std::size_t size : array.shape) {
-        if (size != 0 && count > std::numeric_limits<std::size_t>::max() / 8 / size) {
-            fail(name, "the shape " + shape_string(array.shape) + " is too large");
-        }
-        count *= size;
-    }
-    const std::size_t item = array.dtype == NpyDtype::float32 ? 4 : 8;
-    const std::size_t data_start = header_start + header_length;
-    const std::size_t available = bytes.size() - data_start;
-    if (available < count * item) {
-        fail(name, "truncated .npy file: shape " + shape_string(array.shape) + " " + dtype_name(array.dtype) +
-                       " needs " + std::to_string(count * item) + " bytes of data, the file has " +
+// The values must fill the rest of the file exactly.
+void check_data_size(const NpyHeader& header, std::uint64_t available, const std::string& name) {
+    if (available < header.data_bytes) {
+        fail(name, "truncated .npy file: shape " + shape_string(header.shape) + " " + dtype_name(header.dtype) +
+                       " needs " + std::to_string(header.data_bytes) + " bytes of data, the file has " +
                        std::to_string(available));
     }
-    if (available > count * item) {
-        fail(name, "the .npy file has " + std::to_string(available - count * item) +
-                       " bytes more than its shape " + shape_string(array.shape) + " needs");
+    if (available > header.data_bytes) {
+        fail(name, "the .npy file has " + std::to_string(available - header.data_bytes) + " bytes more than its shape " +
+                       shape_string(header.shape) + " needs");
     }
-    array.values.resize(count);
-    const char* data = bytes.data() + data_start;
-    for (std::size_t i = 0; i < count; ++i) {
+}
+
+}  // namespace
+
+NpyArray parse_npy(const std::string& bytes, const std::string& name) {
+    const NpyHeader header = parse_header(bytes, name);
+    check_data_size(header, bytes.size() - header.data_start, name);
+    NpyArray array;
+    array.dtype = header.dtype;
+    array.shape = header.shape;
+    array.values.resize(header.count);
+    const char* data = bytes.data() + header.data_start;
+    for (std::size_t i = 0; i < header.count; ++i) {
         if (array.dtype == NpyDtype::float32) {
             float value;
             std::memcpy(&value, data + i * 4, 4);
@@ -175,27 +211,19 @@ NpyArray parse_npy(const std::string& bytes, const std::string& name) {
 }
 
 NpyArray read_npy(const std::string& path) {
-    // Linux opens a folder for reading without complaint and only the read fails, which would
-    // surface as "not a .npy file"; name the real problem instead.
-    std::error_code ignored;
-    if (std::filesystem::is_directory(path, ignored)) fail(path, "cannot read: it is a folder, not a file");
-    std::ifstream file(path, std::ios::binary);
-    if (!file) {
-        const int error = errno;
-        fail(path, std::string("cannot open: ") + (error ? std::strerror(error) : "unknown error"));
-    }
-    // istream::read, unlike `stream << file.rdbuf()`, reports a read error as badbit on `file`
-    // instead of swallowing it, so a failing disk is not mistaken for a truncated file.
-    std::string contents;
-    char buffer[1 << 16];
-    while (file.read(buffer, sizeof buffer) || file.gcount() > 0) {
-        contents.append(buffer, static_cast<std::size_t>(file.gcount()));
-    }
-    if (file.bad()) {
-        const int error = errno;
-        fail(path, std::string("cannot read: ") + (error ? std::strerror(error) : "unknown error"));
-    }
-    return parse_npy(contents, path);
+    // Only a regular file is opened (never blocking on a FIFO, never reading /dev/zero), and no
+    // more is read than its header says it holds.
+    InputFile file(path);
+    std::string bytes = file.read(12);
+    std::size_t header_start = 0;
+    const std::size_t end = header_end(bytes, path, header_start);
+    if (end > bytes.size()) bytes += file.read(end - bytes.size());
+    const NpyHeader header = parse_header(bytes, path);
+    check_data_size(header, file.size() - std::min<std::uint64_t>(file.size(), header.data_start), path);
+    // One byte more than expected: a file that grew after it was opened is still refused.
+    const std::size_t wanted = header.data_start + header.data_bytes + 1;
+    if (wanted > bytes.size()) bytes += file.read(wanted - bytes.size());
+    return parse_npy(bytes, path);
 }
 
 std::string encode_npy(const std::vector<std::size_t>& shape, const std::vector<double>& values, NpyDtype dtype) {
@@ -237,26 +265,7 @@ std::string encode_npy(const std::vector<std::size_t>& shape, const std::vector<
 
 void write_npy(const std::string& path, const std::vector<std::size_t>& shape, const std::vector<double>& values,
                NpyDtype dtype) {
-    const std::string bytes = encode_npy(shape, values, dtype);
-    const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
-    {
-        std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-        if (!file) {
-            const int error = errno;
-            fail(path, std::string("cannot write: ") + (error ? std::strerror(error) : "unknown error"));
-        }
-        file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        file.close();
-        if (!file) {
-            std::remove(temporary.c_str());
-            fail(path, "cannot write: the disk may be full");
-        }
-    }
-    if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-        const int error = errno;
-        std::remove(temporary.c_str());
-        fail(path, std::string("cannot write: ") + std::strerror(error));
-    }
+    write_files_atomically({{path, encode_npy(shape, values, dtype)}});
 }
 
 }  // namespace attn

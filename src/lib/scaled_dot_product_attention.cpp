@@ -4,6 +4,7 @@
 
 #include "attention_arguments.hpp"
 #include "attention_block.hpp"
+#include "finite.hpp"
 
 namespace attn {
 
@@ -29,8 +30,21 @@ ScaledDotProductAttentionResult scaled_dot_product_attention(const Tensor3& Q, c
         block.k = K.data() + b * S * dk;
         block.v = V.data() + b * S * dv;
         block.keep_key = options.attention_mask ? options.attention_mask->data() + b * S : nullptr;
-        detail::attend_block(block, result.scores.data() + b * T * S, result.masked_scores.data() + b * T * S,
-                             result.weights.data() + b * T * S, result.output.data() + b * T * dv);
+        const detail::NonFiniteAt bad =
+            detail::attend_block(block, result.scores.data() + b * T * S, result.masked_scores.data() + b * T * S,
+                                 result.weights.data() + b * T * S, result.output.data() + b * T * dv);
+        if (bad.tensor == detail::NonFiniteAt::Tensor::scores) {
+            const std::size_t t = bad.index / S, s = bad.index % S;
+            detail::throw_non_finite("scaled_dot_product_attention", "scores", {B, T, S}, b * T * S + bad.index,
+                                     result.scores.data()[b * T * S + bad.index],
+                                     "scale · Q[" + std::to_string(b) + ", " + std::to_string(t) + "] · K[" + std::to_string(b) +
+                                         ", " + std::to_string(s) + "]; " + detail::overflow_advice);
+        }
+        if (bad.tensor == detail::NonFiniteAt::Tensor::output) {
+            detail::throw_non_finite("scaled_dot_product_attention", "output", {B, T, dv}, b * T * dv + bad.index,
+                                     result.output.data()[b * T * dv + bad.index],
+                                     std::string("the weighted sum of the rows of V; ") + detail::overflow_advice);
+        }
     }
     return result;
 }

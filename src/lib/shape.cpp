@@ -13,6 +13,35 @@ std::string shape_string(const std::vector<std::size_t>& shape) {
     return text + ")";
 }
 
+std::string index_string(std::size_t flat, const std::vector<std::size_t>& shape) {
+    std::vector<std::size_t> index(shape.size());
+    for (std::size_t d = shape.size(); d-- > 0;) {
+        if (shape[d] == 0) continue;
+        index[d] = flat % shape[d];
+        flat /= shape[d];
+    }
+    std::string text = "[";
+    for (std::size_t d = 0; d < index.size(); ++d) text += (d ? ", " : "") + std::to_string(index[d]);
+    return text + "]";
+}
+
+std::size_t checked_value_count(const std::vector<std::size_t>& shape, const std::string& name) {
+    bool has_zero = false;
+    for (std::size_t size : shape) has_zero = has_zero || size == 0;
+    // The product of the non-zero axes, stopped as soon as it passes the limit (so it cannot wrap).
+    std::size_t nonzero_product = 1;
+    for (std::size_t size : shape) {
+        if (size == 0) continue;
+        if (size > max_tensor_values || nonzero_product > max_tensor_values / size) {
+            throw InputError(name + ": the shape " + shape_string(shape) + " is too large: " +
+                             (has_zero ? "its non-zero sizes multiply to more than " : "more than ") +
+                             std::to_string(max_tensor_values) + " values (2^28), the most one tensor may hold here");
+        }
+        nonzero_product *= size;
+    }
+    return has_zero ? 0 : nonzero_product;
+}
+
 void require_nonempty(const std::string& function, const std::string& name, const std::vector<std::size_t>& shape) {
     for (std::size_t size : shape) {
         if (size == 0) {

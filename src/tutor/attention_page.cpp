@@ -1,21 +1,14 @@
 #include "tutor/attention_page.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <unistd.h>
 
 #include "attn/error.hpp"
 #include "tutor/heatmap.hpp"
 #include "tutor/terminal.hpp"
 
 namespace attn::tutor {
-
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -305,8 +298,6 @@ void check_drawable(const AttentionHeads& heads, std::size_t head, const char* h
 // Columns of a title before it is shortened with "…".
 constexpr std::size_t longest_title = 90;
 
-std::string errno_text(int error) { return error ? std::strerror(error) : "unknown error"; }
-
 }  // namespace
 
 std::string html_escape(const std::string& text) {
@@ -491,48 +482,6 @@ std::string render_heatmap_svg(const AttentionHeads& heads, std::size_t head, co
     svg += "<text x=\"" + number(left + 100) + "\" y=\"" + number(legend_y + 34) +
            "\" font-size=\"14\" text-anchor=\"middle\" fill=\"#3d3d3d\">weight</text>\n</svg>\n";
     return svg;
-}
-
-void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files) {
-    std::vector<std::string> temporaries;
-    auto remove_temporaries = [&temporaries] {
-        for (const auto& temporary : temporaries) std::remove(temporary.c_str());
-    };
-    for (const auto& [path, contents] : files) {
-        const fs::path target(path);
-        const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
-        std::error_code error;
-        if (!fs::is_directory(folder, error)) {
-            remove_temporaries();
-            throw InputError("cannot write " + path + ": the folder " + folder.string() + " does not exist");
-        }
-        if (fs::is_directory(target, error)) {
-            remove_temporaries();
-            throw InputError("cannot write " + path + ": it is a folder");
-        }
-        const std::string temporary =
-            (folder / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()))).string();
-        std::ofstream stream(temporary, std::ios::binary | std::ios::trunc);
-        if (!stream) {
-            const int reason = errno;
-            remove_temporaries();
-            throw InputError("cannot write " + path + ": " + errno_text(reason));
-        }
-        temporaries.push_back(temporary);
-        stream.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-        stream.close();
-        if (!stream) {
-            remove_temporaries();
-            throw InputError("cannot write " + path + ": the disk may be full");
-        }
-    }
-    for (std::size_t i = 0; i < files.size(); ++i) {
-        if (std::rename(temporaries[i].c_str(), files[i].first.c_str()) != 0) {
-            const int reason = errno;
-            for (std::size_t j = i; j < temporaries.size(); ++j) std::remove(temporaries[j].c_str());
-            throw InputError("cannot write " + files[i].first + ": " + errno_text(reason));
-        }
-    }
 }
 
 }  // namespace attn::tutor

@@ -1,6 +1,5 @@
 // tutor/attention_page.hpp — attention weights as a web page (a head view like bertviz's and a
-// heatmap per head) and as an SVG heatmap for slides; the escaping both need, and writing files so
-// that nothing half-written is ever left behind.
+// heatmap per head) and as an SVG heatmap for slides, and the escaping both need.
 //
 // Why: bertviz's most reported failures are a blank page without internet access (its scripts
 // come from a CDN) and no way to save a picture. This page is one file with every style, script
@@ -14,7 +13,7 @@
 //
 //   attn::tutor::PageText text{"El perro va", {"Untrained weights: seed 1."}};
 //   std::string html = attn::tutor::render_attention_page(heads, text);
-//   attn::tutor::write_files_atomically({{"out.html", html}});
+//   attn::write_files_atomically({{"out.html", html}});   // attn/files.hpp: all or none
 #pragma once
 
 #include <cstddef>
@@ -53,10 +52,5 @@ std::string render_attention_page(const AttentionHeads& heads, const PageText& t
 /// One head's weights as an SVG heatmap with the tokens on both axes, the values in the cells
 /// (when they fit) and a legend. InputError past max_drawn_tokens or when head is not below h.
 std::string render_heatmap_svg(const AttentionHeads& heads, std::size_t head, const std::string& title);
-
-/// Writes each (path, contents) pair all or none: every file goes to a temporary file beside its
-/// target first, and they are renamed into place only when all were written. InputError naming
-/// the path and the reason otherwise, with no file left behind.
-void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files);
 
 }  // namespace attn::tutor

@@ -1,16 +1,15 @@
 #include "tutor/attention_view.hpp"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <random>
 #include <sstream>
 
 #include "attn/error.hpp"
+#include "attn/files.hpp"
 #include "attn/multi_head_attention.hpp"
 #include "attn/npy.hpp"
+#include "attn/printable.hpp"
 #include "attn/shape.hpp"
 
 namespace attn::tutor {
@@ -18,7 +17,6 @@ namespace attn::tutor {
 namespace {
 
 constexpr double pi = 3.14159265358979323846;
-const std::string replacement_character = "\xEF\xBF\xBD";  // U+FFFD
 
 // A uniform value in (0, 1) from the top 53 bits: never 0, so that log() below is finite.
 double uniform_open(std::mt19937_64& generator) {
@@ -35,18 +33,6 @@ std::string number_text(double value) {
     char text[32];
     std::snprintf(text, sizeof text, "%.6g", value);
     return text;
-}
-
-// "[0, 2, 3]": the index of element `flat` in a tensor of `shape`, as NumPy would write it.
-std::string index_text(std::size_t flat, const std::vector<std::size_t>& shape) {
-    std::vector<std::size_t> index(shape.size());
-    for (std::size_t d = shape.size(); d-- > 0;) {
-        index[d] = flat % shape[d];
-        flat /= shape[d];
-    }
-    std::string text = "[";
-    for (std::size_t d = 0; d < index.size(); ++d) text += (d ? ", " : "") + std::to_string(index[d]);
-    return text + "]";
 }
 
 // True when every column of the (T, S) grid starting at `grid` sums to 1: the tensor was
@@ -69,20 +55,12 @@ std::string count_text(std::size_t count, const char* one, const char* many) {
 std::vector<std::string> split_sentence(const std::string& sentence) {
     std::vector<std::string> tokens;
     std::istringstream words(sentence);
-    for (std::string word; words >> word;) tokens.push_back(printable_token(word));
+    for (std::string word; words >> word;) tokens.push_back(printable_text(word));
     if (tokens.empty()) throw InputError("the sentence is empty: give at least one word, e.g. --sentence \"El perro va\"");
     return tokens;
 }
 
-std::vector<std::string> read_tokens(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) {
-        const int error = errno;
-        throw InputError("cannot read the tokens file " + path + ": " + (error ? std::strerror(error) : "unknown error"));
-    }
-    std::ostringstream contents;
-    contents << file.rdbuf();
-    const std::string text = contents.str();
+std::vector<std::string> parse_tokens(const std::string& text, const std::string& name) {
     std::vector<std::string> tokens;
     std::size_t start = 0;
     while (start < text.size()) {
@@ -90,39 +68,16 @@ std::vector<std::string> read_tokens(const std::string& path) {
         if (end == std::string::npos) end = text.size();
         std::string line = text.substr(start, end - start);
         if (!line.empty() && line.back() == '\r') line.pop_back();
-        tokens.push_back(printable_token(line));
+        tokens.push_back(printable_text(line));
         start = end + 1;
     }
-    if (tokens.empty()) throw InputError("the tokens file " + path + " is empty: write one token per line");
+    if (tokens.empty()) throw InputError(printable_text(name) + " is empty: write one token per line");
     return tokens;
 }
 
-std::string printable_token(const std::string& token) {
-    std::string out;
-    for (std::size_t i = 0; i < token.size();) {
-        const auto lead = static_cast<unsigned char>(token[i]);
-        std::size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 0;
-        unsigned code_point = length == 1 ? lead : length == 2 ? (lead & 0x1F) : length == 3 ? (lead & 0x0F) : (lead & 0x07);
-        bool valid = length != 0 && i + length <= token.size();
-        for (std::size_t k = 1; valid && k < length; ++k) {
-            const auto next = static_cast<unsigned char>(token[i + k]);
-            valid = (next & 0xC0) == 0x80;
-            code_point = (code_point << 6) | (next & 0x3F);
-        }
-        // Overlong forms, UTF-16 surrogates and values past U+10FFFF are not UTF-8 either.
-        static const unsigned smallest[] = {0, 0, 0x80, 0x800, 0x10000};
-        valid = valid && code_point >= smallest[length] && code_point <= 0x10FFFF &&
-                !(code_point >= 0xD800 && code_point <= 0xDFFF);
-        if (!valid) {
-            out += replacement_character;
-            ++i;  // resynchronise on the next byte
-            continue;
-        }
-        const bool control = code_point < 0x20 || code_point == 0x7F || (code_point >= 0x80 && code_point <= 0x9F);
-        out += control ? replacement_character : token.substr(i, length);
-        i += length;
-    }
-    return out;
+std::vector<std::string> read_tokens(const std::string& path) {
+    const std::string name = "the tokens file " + path;
+    return parse_tokens(read_input_file(path, max_tokens_file_bytes, "the tokens file"), name);
 }
 
 std::uint64_t stable_text_hash(const std::string& text) {
@@ -161,6 +116,15 @@ Tensor4 sentence_attention(const std::vector<std::string>& tokens, const Sentenc
     if (model.heads == 0 || D == 0 || D % model.heads != 0) {
         throw ShapeError("sentence_attention: " + count_text(model.heads, "head", "heads") + " cannot split d_model " +
                          std::to_string(D) + "; each head gets d_k = d_model / heads features, so heads must divide d_model");
+    }
+    // Sizes are checked before anything is allocated: (h, T, T) weights and (D, D) matrices.
+    if (D > max_sentence_d_model) {
+        throw InputError("sentence_attention: d_model " + std::to_string(D) + " is more than " +
+                         std::to_string(max_sentence_d_model) + ", the widest untrained model drawn (--d-model)");
+    }
+    if (T > max_sentence_tokens) {
+        throw InputError("sentence_attention: the sentence has " + std::to_string(T) + " tokens; at most " +
+                         std::to_string(max_sentence_tokens) + " are drawn");
     }
     const Matrix x = token_embeddings(tokens, D) + sinusoidal_positions(T, D);
     Tensor3 sequence = Tensor3::from_shape({1, T, D});
@@ -205,12 +169,12 @@ void check_attention_weights(const DynamicTensor& weights, const std::string& na
     const double* data = weights.data();
     for (std::size_t i = 0; i < weights.size(); ++i) {
         if (std::isnan(data[i])) {
-            throw InputError(name + " holds NaN at " + index_text(i, shape) +
+            throw InputError(name + " holds NaN at " + index_string(i, shape) +
                              "; PyTorch gives NaN to a query whose keys are all masked: torch.nan_to_num(weights) "
                              "makes that row 0, as this library does");
         }
         if (!std::isfinite(data[i]) || data[i] < -1e-6 || data[i] > 1.0 + 1e-6) {
-            throw InputError(name + " holds " + number_text(data[i]) + " at " + index_text(i, shape) +
+            throw InputError(name + " holds " + number_text(data[i]) + " at " + index_string(i, shape) +
                              "; attention weights lie in [0, 1]. Are these the scores before the softmax?");
         }
     }
@@ -223,7 +187,7 @@ void check_attention_weights(const DynamicTensor& weights, const std::string& na
         }
         if (all_zero || std::abs(sum - 1.0) <= row_sum_tolerance) continue;
         // "[0, 2, 3, :]": the row as NumPy would slice it.
-        std::string at = index_text(row, std::vector<std::size_t>(shape.begin(), shape.end() - 1));
+        std::string at = index_string(row, std::vector<std::size_t>(shape.begin(), shape.end() - 1));
         at.insert(at.size() - 1, ", :");
         std::string message = name + ": the weights of query " + at + " (the last axis, " +
                               std::to_string(columns) + " keys) sum to " + number_text(sum) +

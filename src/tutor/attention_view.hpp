@@ -32,6 +32,13 @@ namespace attn::tutor {
 /// A row of weights may miss 1 by this much: float32 and half-precision exports round.
 constexpr double row_sum_tolerance = 1e-2;
 
+/// The largest tokens file read (4 MiB): far more than any sequence a picture can show.
+constexpr std::size_t max_tokens_file_bytes = std::size_t(4) << 20;
+/// The largest untrained model a sentence is run through: --d-model up to 4096, and up to 4096
+/// words, checked before anything is allocated.
+constexpr std::size_t max_sentence_d_model = 4096;
+constexpr std::size_t max_sentence_tokens = 4096;
+
 /// The untrained model that turns a sentence into weights.
 struct SentenceModel {
     std::size_t heads = 8;      // h; must divide d_model
@@ -47,16 +54,18 @@ struct AttentionHeads {
     std::vector<std::string> key_tokens;    // S labels
 };
 
-/// The words of a sentence, split at whitespace. InputError when there are none.
+/// The words of a sentence, split at whitespace, through printable_text. InputError when there are none.
 std::vector<std::string> split_sentence(const std::string& sentence);
 
 /// The tokens of a file, one per line (a final newline ends the last line; "\r\n" is accepted).
-/// Lines are kept verbatim, spaces included, because tokenizers make tokens such as "▁the".
-/// InputError naming the path when it cannot be read or holds no token.
+/// Lines are kept verbatim, spaces included, because tokenizers make tokens such as "▁the", but
+/// through printable_text (attn/printable.hpp): control characters and invalid UTF-8 become U+FFFD.
+/// InputError naming the path when it is not a regular file (a folder, a FIFO, a device), is
+/// larger than max_tokens_file_bytes, cannot be read or holds no token.
 std::vector<std::string> read_tokens(const std::string& path);
 
-/// A token made safe to show anywhere: control characters and invalid UTF-8 become U+FFFD.
-std::string printable_token(const std::string& token);
+/// The tokens of `text` as read_tokens splits them; `name` ("the tokens file t.txt") for errors.
+std::vector<std::string> parse_tokens(const std::string& text, const std::string& name);
 
 /// FNV-1a over the bytes: the same 64-bit number for the same text on every machine
 /// (std::hash makes no such promise).
@@ -71,7 +80,8 @@ Matrix sinusoidal_positions(std::size_t positions, std::size_t d_model);
 
 /// (1, h, T, T): multi-head self-attention of the sentence's embeddings plus positions, with
 /// W_q, W_k, W_v normal with standard deviation 1/√D (seeded by model.seed), zero biases and no
-/// output projection. ShapeError when heads does not divide d_model; InputError with no tokens.
+/// output projection. ShapeError when heads does not divide d_model; InputError with no tokens,
+/// more than max_sentence_tokens or d_model above max_sentence_d_model.
 Tensor4 sentence_attention(const std::vector<std::string>& tokens, const SentenceModel& model);
 
 /// "(T, S)", "(B, T, S)" or "(B, h, T, S)": the legend of a weights tensor of rank 2, 3 or 4.

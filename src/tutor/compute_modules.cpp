@@ -11,6 +11,7 @@
 #include "attn/error.hpp"
 #include "attn/luong_attention.hpp"
 #include "attn/multi_head_attention.hpp"
+#include "attn/printable.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
 #include "attn/shape.hpp"
 #include "tutor/named_weights.hpp"
@@ -92,6 +93,8 @@ std::pair<std::size_t, std::string> parse_dimension(const std::string& token) {
     return {factor, token.substr(digits)};
 }
 
+std::string non_finite_text(double value) { return std::isnan(value) ? "nan" : value > 0 ? "inf" : "-inf"; }
+
 std::string described(const std::string& name, const DynamicTensor& tensor, const TensorSpec& spec) {
     return name + " " + shape_string(tensor.shape()) + " " + dimension_legend(spec);
 }
@@ -131,7 +134,11 @@ const std::vector<ComputeModule>& compute_modules() {
          {{"scores", "B,S", true, "raw scores, before the softmax"},
           {"weights", "B,S", true, "softmax of the scores over S"},
           {"context", "B,H", true, "weights-averaged encoder outputs"}},
-         run_bahdanau},
+         run_bahdanau,
+         false,
+         false,
+         false,
+         {"B,S,2H"}},
         {"self-attention",
          "lesson 4: scaled dot-product attention, softmax(Q Kᵀ / √d_k) V; --causal hides keys s > t "
          "(--causal-alignment top-left|bottom-right when T != S)",
@@ -190,7 +197,8 @@ const std::vector<ComputeModule>& compute_modules() {
          run_encoder_layer,
          true,
          false,
-         true},
+         true,
+         {"B,T,F", "B,h,T,T"}},
     };
     return modules;
 }
@@ -211,7 +219,11 @@ std::string dimension_legend(const TensorSpec& spec) {
     return legend + ")";
 }
 
-void validate_compute_inputs(const ComputeModule& module, const NamedTensors& inputs) {
+namespace {
+
+// Checks every input's rank and sizes against the module's legends and returns the size of each
+// letter ("B" → 2, "H" → 3); throws ShapeError naming the tensors that disagree.
+std::map<std::string, std::size_t> bind_dimensions(const ComputeModule& module, const NamedTensors& inputs) {
     struct Binding {
         std::size_t size;
         std::string owner;  // "encoder_outputs (2, 2, 3) (B, S, H)"
@@ -259,17 +271,52 @@ void validate_compute_inputs(const ComputeModule& module, const NamedTensors& in
             }
             if (bound == letters.end()) letters[letter] = Binding{size / factor, described(spec.name, tensor, spec)};
         }
+    }
+    std::map<std::string, std::size_t> sizes;
+    for (const auto& [letter, binding] : letters) sizes[letter] = binding.size;
+    return sizes;
+}
+
+// The outputs, and the largest tensors the module builds on the way, must fit the limit on one
+// tensor (attn/shape.hpp) before anything is allocated: small inputs can ask for huge scores.
+void check_working_sizes(const ComputeModule& module, std::map<std::string, std::size_t> letters,
+                         const ComputeOptions& options) {
+    if (module.uses_heads) letters["h"] = static_cast<std::size_t>(options.heads);
+    std::vector<std::pair<std::string, std::string>> tensors;  // (what, legend)
+    for (const auto& spec : module.outputs) tensors.emplace_back("the output '" + spec.name + "'", spec.dimensions);
+    for (const auto& legend : module.working_sizes) tensors.emplace_back("an intermediate", legend);
+    for (const auto& [what, legend] : tensors) {
+        std::vector<std::size_t> shape;
+        for (const auto& token : split_dimensions(legend)) {
+            const auto [factor, letter] = parse_dimension(token);
+            const auto bound = letters.find(letter);
+            const std::size_t size = letter.empty() ? 1 : bound == letters.end() ? 1 : bound->second;
+            shape.push_back(factor > max_tensor_values || size > max_tensor_values ? max_tensor_values + 1 : factor * size);
+        }
+        checked_value_count(shape, module.name + ": " + what + " (" + legend + ")");
+    }
+}
+
+}  // namespace
+
+void validate_compute_inputs(const ComputeModule& module, const NamedTensors& inputs) {
+    bind_dimensions(module, inputs);
+    for (const auto& spec : module.inputs) {
+        const auto found = inputs.find(spec.name);
+        if (found == inputs.end()) continue;
+        const DynamicTensor& tensor = found->second;
         for (std::size_t i = 0; i < tensor.size(); ++i) {
             if (!std::isfinite(tensor.data()[i])) {
-                throw InputError(spec.name + " holds a non-finite value (" + std::to_string(tensor.data()[i]) +
-                                 ") at flat index " + std::to_string(i) + "; inputs must be finite numbers");
+                throw InputError(spec.name + " holds " + non_finite_text(tensor.data()[i]) + " at " +
+                                 index_string(i, {tensor.shape().begin(), tensor.shape().end()}) +
+                                 "; inputs must be finite numbers");
             }
         }
     }
     for (const auto& [name, tensor] : inputs) {
         bool known = false;
         for (const auto& spec : module.inputs) known = known || spec.name == name;
-        if (!known) throw InputError("'" + name + "' is not an input of " + module.name);
+        if (!known) throw InputError("'" + printable_text(name) + "' is not an input of " + module.name);
     }
 }
 
@@ -315,6 +362,7 @@ void check_compute_options(const ComputeModule& module, const ComputeOptions& op
 NamedTensors run_compute_module(const ComputeModule& module, const NamedTensors& inputs, const ComputeOptions& options) {
     check_compute_options(module, options);
     validate_compute_inputs(module, inputs);
+    check_working_sizes(module, bind_dimensions(module, inputs), options);
     NamedTensors outputs = module.run(inputs, options);
     for (const auto& spec : module.outputs) {
         const auto found = outputs.find(spec.name);
@@ -322,10 +370,13 @@ NamedTensors run_compute_module(const ComputeModule& module, const NamedTensors&
             if (spec.required) throw std::logic_error(module.name + " did not compute its output '" + spec.name + "'");
             continue;
         }
-        for (std::size_t i = 0; i < found->second.size(); ++i) {
-            if (!std::isfinite(found->second.data()[i])) {
-                throw InputError("the result '" + spec.name + "' is not finite at flat index " + std::to_string(i) +
-                                 ": the inputs are too large for float64 arithmetic (scores overflow); scale them down");
+        // The library refuses what it computes that is not finite; this is the last guard.
+        const DynamicTensor& result = found->second;
+        for (std::size_t i = 0; i < result.size(); ++i) {
+            if (!std::isfinite(result.data()[i])) {
+                throw InputError("the result '" + spec.name + "' holds " + non_finite_text(result.data()[i]) + " at " +
+                                 index_string(i, {result.shape().begin(), result.shape().end()}) +
+                                 ": the inputs are too large for float64 arithmetic and overflowed; scale them down");
             }
         }
     }

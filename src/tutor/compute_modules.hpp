@@ -48,6 +48,9 @@ struct ComputeModule {
     bool uses_heads = false;   // needs --heads (and refuses to run without it)
     bool uses_causal = false;  // accepts --causal
     bool uses_layer_options = false;  // accepts --norm-first, --eps and --activation (encoder-layer)
+    /// Legends of the largest intermediates beyond the outputs ("B,T,F"), checked against
+    /// max_tensor_values (attn/shape.hpp) with the outputs before anything is allocated.
+    std::vector<std::string> working_sizes = {};
 };
 
 const std::vector<ComputeModule>& compute_modules();
@@ -59,14 +62,16 @@ const ComputeModule& find_compute_module(const std::string& name);
 std::string dimension_legend(const TensorSpec& spec);
 
 /// Checks that every required input is present, every rank and shared size agrees, no size is zero
-/// and every value is finite; throws InputError / ShapeError naming the tensors and their shapes.
+/// and every value is finite; throws InputError / ShapeError naming the tensors and their shapes
+/// (and the index of a value that is NaN or ±∞).
 void validate_compute_inputs(const ComputeModule& module, const NamedTensors& inputs);
 
 /// InputError when the module needs --heads and was not given it, or is given --heads or --causal
 /// that it does not use, or --causal-alignment without --causal or with an unknown name.
 void check_compute_options(const ComputeModule& module, const ComputeOptions& options);
 
-/// Validates, runs, and checks the outputs (present, finite); returns them by name.
+/// Validates, checks that no output or large intermediate would hold more than max_tensor_values
+/// (attn/shape.hpp), runs, and checks the outputs (present, finite); returns them by name.
 NamedTensors run_compute_module(const ComputeModule& module, const NamedTensors& inputs, const ComputeOptions& options);
 
 }  // namespace attn::tutor

@@ -97,7 +97,7 @@ Tensor3 multiplied_weights(const Tensor3& scores, CausalAlignment alignment) {
 }  // namespace
 
 NamedTensors lesson04_causal_self_attention(const std::string& example, const LessonInputs& inputs) {
-    if (inputs.has("widths")) return measure_spread(inputs.get("widths", 1, "(n)"));
+    if (inputs.has("widths")) return measure_spread(inputs.get_counts("widths", 1, "(n)", 1, 4096, 8192));
     if (inputs.has("q")) return saturation(inputs.get("q", 3, "(1, 1, d_k)"), inputs.get("k", 3, "(1, S, d_k)"));
 
     NamedTensors out;

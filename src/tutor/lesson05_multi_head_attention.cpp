@@ -36,7 +36,7 @@ MultiHeadAttentionWeights read_weights(const LessonInputs& inputs) {
 }
 
 std::size_t read_heads(const LessonInputs& inputs) {
-    const DynamicTensor heads = inputs.get("heads", 1, "(1)");
+    const DynamicTensor heads = inputs.get_counts("heads", 1, "(1)", 1, 4096);
     if (heads.size() != 1 || heads(0) < 1 || heads(0) != double(std::size_t(heads(0)))) {
         throw InputError("input 'heads' must be one whole number of heads, such as [2]");
     }

@@ -1,11 +1,13 @@
 #include "tutor/lesson_document.hpp"
 
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <set>
 #include <sstream>
 
+#include "attn/files.hpp"
+#include "attn/printable.hpp"
 #include "attn/shape.hpp"
 
 namespace attn::tutor {
@@ -128,11 +130,14 @@ LessonDocument parse_lesson_document(const std::string& markdown, const std::str
     document.sections.push_back(LessonSection{});
     document.sections[0].line = 1;
 
+    // Every line is made printable here, once: no control character, escape sequence or invalid
+    // UTF-8 of the document reaches the terminal, whether as prose, title, heading, label or a
+    // quote in an error message.
     std::istringstream stream(markdown);
     std::vector<std::string> lines;
     for (std::string line; std::getline(stream, line);) {
         if (!line.empty() && line.back() == '\r') line.pop_back();
-        lines.push_back(line);
+        lines.push_back(printable_text(line));
     }
 
     std::string prose;
@@ -165,6 +170,16 @@ LessonDocument parse_lesson_document(const std::string& markdown, const std::str
                 fail(path, number, "the block for '" + block.name + "' holds no values");
             }
             block.literal = parse_tensor_literal(block.text, path, number + 1);
+            if (block.kind == LessonBlock::Kind::input) {
+                // inf is allowed in expect blocks (masked scores print as -inf), never as an input.
+                const DynamicTensor& values = block.literal.tensor;
+                for (std::size_t k = 0; k < values.size(); ++k) {
+                    if (std::isfinite(values.data()[k])) continue;
+                    fail(path, number, "input '" + block.name + "' holds " + (values.data()[k] > 0 ? "inf" : "-inf") +
+                                           " at " + index_string(k, {values.shape().begin(), values.shape().end()}) +
+                                           "; inputs must be finite numbers");
+                }
+            }
             if (!block.dimension_letters.empty() && block.dimension_letters.size() != block.literal.tensor.dimension()) {
                 std::string legend;
                 for (const auto& letter : block.dimension_letters) legend += (legend.empty() ? "" : ", ") + letter;
@@ -230,11 +245,7 @@ LessonDocument parse_lesson_document(const std::string& markdown, const std::str
 }
 
 LessonDocument read_lesson_document(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) throw InputError(path + ": cannot open the lesson document");
-    std::ostringstream text;
-    text << file.rdbuf();
-    return parse_lesson_document(text.str(), path);
+    return parse_lesson_document(read_input_file(path, max_lesson_document_bytes, "the lesson document"), path);
 }
 
 }  // namespace attn::tutor

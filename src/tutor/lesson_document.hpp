@@ -65,10 +65,16 @@ struct LessonDocument {
     std::map<std::string, DynamicTensor> inputs(const std::string& example) const;
 };
 
+/// The largest lesson document read (4 MiB; the longest lesson is about 40 kB).
+constexpr std::size_t max_lesson_document_bytes = std::size_t(4) << 20;
+
 /// Parses Markdown text; `path` names the file in error messages (LessonFormatError, "path:line: ...").
+/// Every line goes through printable_text (attn/printable.hpp) first: no control character or
+/// escape sequence of a document ever reaches the terminal. Inputs must be finite numbers.
 LessonDocument parse_lesson_document(const std::string& markdown, const std::string& path);
 
-/// Reads and parses a lesson file; a missing file is an InputError naming it.
+/// Reads and parses a lesson file; a missing file, a folder, a FIFO, a device or a file over
+/// max_lesson_document_bytes is an InputError naming it.
 LessonDocument read_lesson_document(const std::string& path);
 
 }  // namespace attn::tutor

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 
+#include "attn/files.hpp"
+#include "attn/printable.hpp"
 #include "attn/shape.hpp"
 
 #ifndef ATTN_DEFAULT_LESSONS_DIR
@@ -35,8 +38,8 @@ const std::vector<LessonProgram>& lesson_programs() {
     return programs;
 }
 
-LessonInputs::LessonInputs(NamedTensors tensors, std::string document, std::string example)
-    : tensors_(std::move(tensors)), document_(std::move(document)), example_(std::move(example)) {}
+LessonInputs::LessonInputs(NamedTensors tensors, std::string document, std::string example, std::map<std::string, int> lines)
+    : tensors_(std::move(tensors)), document_(std::move(document)), example_(std::move(example)), lines_(std::move(lines)) {}
 
 bool LessonInputs::has(const std::string& name) const { return tensors_.count(name) > 0; }
 
@@ -54,6 +57,33 @@ DynamicTensor LessonInputs::get(const std::string& name, std::size_t rank, const
     return found->second;
 }
 
+DynamicTensor LessonInputs::get_counts(const std::string& name, std::size_t rank, const std::string& legend,
+                                       std::size_t min, std::size_t max, std::size_t max_total) const {
+    DynamicTensor values = get(name, rank, legend);
+    const auto line = lines_.find(name);
+    const std::string where = document_ + (line == lines_.end() ? "" : ":" + std::to_string(line->second));
+    const std::vector<std::size_t> shape(values.shape().begin(), values.shape().end());
+    double total = 0.0;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        const double value = values.data()[i];
+        // NaN fails every comparison, so it lands here too; the cast below only sees safe values.
+        if (!(value >= double(min) && value <= double(max)) || value != std::floor(value)) {
+            std::ostringstream written;
+            written << value;
+            throw LessonFormatError(where + ": input '" + name + "' holds " + written.str() + " at " +
+                                    index_string(i, shape) + "; it must be a whole number from " + std::to_string(min) +
+                                    " to " + std::to_string(max));
+        }
+        total += value;
+    }
+    if (total > double(max_total)) {
+        throw LessonFormatError(where + ": the values of input '" + name + "' add up to " +
+                                std::to_string(static_cast<std::size_t>(total)) + "; at most " + std::to_string(max_total) +
+                                " (the computation grows with their sum)");
+    }
+    return values;
+}
+
 std::string lessons_directory(const std::string& override) {
     if (!override.empty()) return override;
     if (const char* environment = std::getenv("ATTN_LESSONS_DIR"); environment && *environment) return environment;
@@ -62,10 +92,17 @@ std::string lessons_directory(const std::string& override) {
 
 namespace {
 
+// The title for `attn list`: read with the document's size limit, printable.
 std::string read_title(const std::string& path) {
-    std::ifstream file(path);
-    for (std::string line; std::getline(file, line);) {
-        if (line.rfind("# ", 0) == 0) return line.substr(2);
+    std::string text;
+    try {
+        text = read_input_file(path, max_lesson_document_bytes, "the lesson document");
+    } catch (const InputError&) {
+        return "(unreadable; attn check names the problem)";
+    }
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("# ", 0) == 0) return printable_text(line.substr(2));
     }
     return "(untitled)";
 }
@@ -90,7 +127,7 @@ std::vector<LessonInfo> list_lessons(const std::string& directory) {
         if (!fs::is_regular_file(document, error)) continue;
         LessonInfo info;
         info.number = std::stoi(folder.substr(0, 2));
-        info.slug = folder.substr(3);
+        info.slug = printable_text(folder.substr(3));  // printed by list and check
         info.document_path = document.string();
         info.title = read_title(info.document_path);
         for (const auto& program : lesson_programs()) {
@@ -114,6 +151,33 @@ const LessonInfo& find_lesson(const std::vector<LessonInfo>& lessons, const std:
     throw InputError("unknown lesson '" + number_or_slug + "'; the lessons are: " + known);
 }
 
+namespace {
+
+// A heatmap of an expect block draws the computed tensor with the block's labels: they must fit
+// it, or the walkthrough would stop in the middle of the class.
+void check_heatmap_labels(const std::string& path, const LessonBlock& block, const DynamicTensor& computed) {
+    if (!block.heatmap && block.row_labels.empty() && block.column_labels.empty()) return;
+    const std::string where = path + ":" + std::to_string(block.line) + ": ";
+    const std::size_t rank = computed.dimension();
+    if (rank == 0 || rank > 4) {
+        throw LessonFormatError(where + "'" + block.name + "' is computed with shape " + shape_string(computed.shape()) +
+                                "; a heatmap draws rank 1 to 4");
+    }
+    const std::size_t rows = rank == 1 ? 1 : computed.shape()[rank - 2], columns = computed.shape()[rank - 1];
+    if (!block.row_labels.empty() && block.row_labels.size() != rows) {
+        throw LessonFormatError(where + "rows= gives " + std::to_string(block.row_labels.size()) + " labels but '" +
+                                block.name + "' is computed with shape " + shape_string(computed.shape()) + ", " +
+                                std::to_string(rows) + " rows");
+    }
+    if (!block.column_labels.empty() && block.column_labels.size() != columns) {
+        throw LessonFormatError(where + "columns= gives " + std::to_string(block.column_labels.size()) + " labels but '" +
+                                block.name + "' is computed with shape " + shape_string(computed.shape()) + ", " +
+                                std::to_string(columns) + " columns");
+    }
+}
+
+}  // namespace
+
 bool LessonRun::passed() const {
     return std::all_of(checks.begin(), checks.end(), [](const CheckResult& c) { return c.comparison.passed; });
 }
@@ -134,7 +198,11 @@ LessonRun run_lesson(const LessonInfo& lesson) {
                          std::to_string(lesson.number) + " '" + lesson.slug + "'");
     }
     for (const auto& example : run.document.examples()) {
-        const LessonInputs inputs(run.document.inputs(example), lesson.document_path, example);
+        std::map<std::string, int> lines;
+        for (const auto& block : run.document.blocks) {
+            if (block.kind == LessonBlock::Kind::input && block.example == example) lines[block.name] = block.line;
+        }
+        const LessonInputs inputs(run.document.inputs(example), lesson.document_path, example, lines);
         try {
             run.computed[example] = lesson.program->compute(example, inputs);
         } catch (const LessonFormatError&) {
@@ -155,6 +223,7 @@ LessonRun run_lesson(const LessonInfo& lesson) {
                                     std::to_string(lesson.number) + " computes no tensor '" + block.name +
                                     "' for example '" + block.example + "'; it computes: " + names);
         }
+        check_heatmap_labels(lesson.document_path, block, found->second);
         Tolerance tolerance;
         if (block.absolute_tolerance) tolerance.absolute = *block.absolute_tolerance;
         if (block.relative_tolerance) tolerance.relative = *block.relative_tolerance;

@@ -11,6 +11,7 @@
 //   run.passed();   // true when every expect block matched
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,14 +26,22 @@ using NamedTensors = std::map<std::string, DynamicTensor>;
 /// The inputs of one example, with accessors that explain a missing or misshapen input.
 class LessonInputs {
 public:
-    LessonInputs(NamedTensors tensors, std::string document, std::string example);
+    /// `lines`: the line of each input's block, for messages ("README.md:42: …").
+    LessonInputs(NamedTensors tensors, std::string document, std::string example, std::map<std::string, int> lines = {});
     /// The input `name`, which must have rank `rank`; `legend` ("(B, S, H)") is quoted in errors.
     DynamicTensor get(const std::string& name, std::size_t rank, const std::string& legend) const;
+    /// The same, for an input whose values are counts or sizes (a number of heads, widths): every
+    /// value must be a whole number in [min, max] — and their sum at most max_total — before a
+    /// program turns it into a size, so that [1e9], [-1], [nan] or [0.5] is a LessonFormatError
+    /// naming the file and line, never a hang, a wrap-around or a silent truncation.
+    DynamicTensor get_counts(const std::string& name, std::size_t rank, const std::string& legend, std::size_t min,
+                             std::size_t max, std::size_t max_total = SIZE_MAX) const;
     bool has(const std::string& name) const;
 
 private:
     NamedTensors tensors_;
     std::string document_, example_;
+    std::map<std::string, int> lines_;
 };
 
 /// One lesson's computation: every tensor its document may check, for one example.
@@ -85,7 +94,8 @@ struct LessonRun {
 
 /// Parses the document, computes every example, compares every expect block.
 /// A document the program cannot use (a missing input, an expect block naming a tensor the
-/// program does not compute) is a LessonFormatError naming the file and line.
+/// program does not compute, heatmap labels that do not fit the computed tensor) is a
+/// LessonFormatError naming the file and line, raised before anything is shown.
 LessonRun run_lesson(const LessonInfo& lesson);
 
 }  // namespace attn::tutor

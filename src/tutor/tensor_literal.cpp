@@ -1,9 +1,12 @@
 #include "tutor/tensor_literal.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+
+#include "attn/printable.hpp"
 
 namespace attn::tutor {
 
@@ -11,7 +14,9 @@ LessonFormatError::LessonFormatError(const std::string& message) : InputError(me
 
 namespace {
 
-// A recursive-descent reader over the literal; tracks line and column for its messages.
+// A recursive-descent reader over the literal; tracks line and column for its messages. Its
+// recursion is one level per '[', so the depth is limited (max_literal_depth): a document
+// nested 30 000 deep is a clear error, not a stack overflow.
 class Reader {
 public:
     Reader(const std::string& text, const std::string& file, int first_line)
@@ -37,7 +42,7 @@ public:
                 while (at_ < text_.size() && text_[at_] != ')') advance(1);
                 const std::string suffix = text_.substr(start, at_ - start);
                 if (suffix.rfind("dtype=torch.float", 0) != 0) {
-                    fail("only a dtype=torch.float… suffix may follow the values, found '" + suffix + "'");
+                    fail("only a dtype=torch.float… suffix may follow the values, found '" + printable_excerpt(suffix, 60) + "'");
                 }
             }
             if (peek() != ')') fail("expected ')' to close 'tensor(', found " + describe_here());
@@ -73,7 +78,12 @@ private:
     std::string describe_here() const {
         if (at_ >= text_.size()) return "the end of the block";
         if (text_[at_] == '\n') return "the end of a line";
-        return "'" + std::string(1, text_[at_]) + "'";
+        // The whole UTF-8 character, made printable (a lone byte of "é" or an ESC would not be).
+        std::size_t length = 1;
+        while (length < 4 && at_ + length < text_.size() && (static_cast<unsigned char>(text_[at_ + length]) & 0xC0) == 0x80) {
+            ++length;
+        }
+        return "'" + printable_text(text_.substr(at_, length)) + "'";
     }
 
     void advance(std::size_t count) {
@@ -93,6 +103,10 @@ private:
 
     // '[' item (',' item)* ']' where every item is a number or every item is a nested list.
     void read_nested(std::size_t depth) {
+        if (depth >= max_literal_depth) {
+            fail("the lists are nested more than " + std::to_string(max_literal_depth) +
+                 " deep; a tensor has at most that many axes");
+        }
         advance(1);  // '['
         skip_space();
         std::size_t count = 0;
@@ -134,12 +148,16 @@ private:
     void read_number() {
         const std::size_t start = at_;
         if (peek() == '-' || peek() == '+') advance(1);
-        if (text_.compare(at_, 3, "inf") == 0 || text_.compare(at_, 3, "nan") == 0) {
-            const bool nan = text_[at_] == 'n';
+        if (text_.compare(at_, 3, "nan") == 0) {
+            // NaN equals nothing, not even itself: a value written as nan could never be checked,
+            // and the library never returns one (a fully masked row is zeros).
+            fail("nan cannot be checked (NaN equals nothing); write the value the lesson expects");
+        }
+        if (text_.compare(at_, 3, "inf") == 0) {
+            // PyTorch prints the masked scores as -inf: written as such, they are exact.
             advance(3);
             const bool negative = text_[start] == '-';
-            values_.push_back(nan ? std::numeric_limits<double>::quiet_NaN()
-                                  : (negative ? -1.0 : 1.0) * std::numeric_limits<double>::infinity());
+            values_.push_back((negative ? -1.0 : 1.0) * std::numeric_limits<double>::infinity());
             resolution_.push_back(0.0);
             return;
         }
@@ -161,17 +179,27 @@ private:
             at_ = start;
             fail("expected a number, found " + describe_here());
         }
+        // The exponent saturates at ±100 000 instead of overflowing: far past float64's range
+        // either way (1e400 is refused below, 1e-99999 is 0).
         long exponent = 0;
         if (peek() == 'e' || peek() == 'E') {
             advance(1);
-            const std::size_t exponent_start = at_;
+            const bool negative_exponent = peek() == '-';
             if (peek() == '-' || peek() == '+') advance(1);
             if (!std::isdigit(static_cast<unsigned char>(peek()))) fail("expected the digits of an exponent");
-            while (std::isdigit(static_cast<unsigned char>(peek()))) advance(1);
-            exponent = std::strtol(text_.c_str() + exponent_start, nullptr, 10);
+            while (std::isdigit(static_cast<unsigned char>(peek()))) {
+                exponent = std::min(100000L, exponent * 10 + (peek() - '0'));
+                advance(1);
+            }
+            if (negative_exponent) exponent = -exponent;
         }
         const std::string number = text_.substr(start, at_ - start);
-        values_.push_back(std::strtod(number.c_str(), nullptr));
+        const double value = std::strtod(number.c_str(), nullptr);
+        if (std::isinf(value)) {
+            fail(printable_excerpt(number, 40) + " is beyond the range of a float64 (about ±1.8e308); write inf if "
+                 "infinity is meant");
+        }
+        values_.push_back(value);
         // "1.9991" stands for [1.99905, 1.99915]; "50." and "50" are exact.
         resolution_.push_back(decimals == 0 ? 0.0 : 0.5 * std::pow(10.0, double(exponent - decimals)));
     }

@@ -14,6 +14,17 @@ DynamicTensor load_tensor(const std::filesystem::path& path) {
     return tensor;
 }
 
+std::string npy_bytes(const std::string& descr, const std::string& fortran, const std::string& shape,
+                      std::size_t data_bytes) {
+    std::string header = "{'descr': '" + descr + "', 'fortran_order': " + fortran + ", 'shape': " + shape + ", }";
+    header.append(63 - (10 + header.size()) % 64, ' ');
+    header += '\n';
+    std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+    bytes += static_cast<char>(header.size() & 0xff);
+    bytes += static_cast<char>(header.size() >> 8);
+    return bytes + header + std::string(data_bytes, '\0');
+}
+
 std::map<std::string, std::string> read_key_values(const std::filesystem::path& path) {
     std::map<std::string, std::string> values;
     std::ifstream file(path);

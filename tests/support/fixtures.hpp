@@ -24,6 +24,11 @@ DynamicTensor load_tensor(const std::filesystem::path& path);
 /// "key=value" lines; a missing file is an empty map.
 std::map<std::string, std::string> read_key_values(const std::filesystem::path& path);
 
+/// The bytes of a .npy file written by hand, so that each field of the header can be wrong on
+/// purpose: {'descr': DESCR, 'fortran_order': FORTRAN, 'shape': SHAPE, } and `data_bytes` zeros.
+std::string npy_bytes(const std::string& descr, const std::string& fortran, const std::string& shape,
+                      std::size_t data_bytes);
+
 /// The case folders tests/data/compute/<module>-*, sorted by name.
 std::vector<std::filesystem::path> fixture_cases(const std::string& module);
 

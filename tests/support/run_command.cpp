@@ -1,12 +1,15 @@
 #include "support/run_command.hpp"
 
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <fcntl.h>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 #include "support/temp_dir.hpp"
@@ -22,18 +25,35 @@ std::string slurp(const std::string& path) {
     return text.str();
 }
 
+// Waits for `child`; kills it when `timeout_seconds` (> 0) pass first. Returns its wait status.
+int wait_for(pid_t child, int timeout_seconds) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+    int status = 0;
+    while (true) {
+        const pid_t done = waitpid(child, &status, timeout_seconds > 0 ? WNOHANG : 0);
+        if (done == child) return status;
+        if (done < 0 && errno != EINTR) throw std::runtime_error("waitpid failed");
+        if (timeout_seconds > 0 && std::chrono::steady_clock::now() > deadline) {
+            kill(child, SIGKILL);
+            while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+            }
+            return status;
+        }
+        if (done == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+}
+
 }  // namespace
 
-CommandResult run_command(const std::string& program, const std::vector<std::string>& arguments,
-                          const std::map<std::string, std::string>& environment) {
-    TempDir capture;
-    const std::string out_path = capture.path() + "/out", err_path = capture.path() + "/err";
+pid_t start_command(const std::string& program, const std::vector<std::string>& arguments,
+                    const std::map<std::string, std::string>& environment, const std::string& out_path,
+                    const std::string& err_path) {
     const pid_t child = fork();
     if (child < 0) throw std::runtime_error("fork failed");
     if (child == 0) {
         const int in = open("/dev/null", O_RDONLY);
-        const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+        const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
         dup2(in, 0);
         dup2(out, 1);
         dup2(err, 2);
@@ -45,9 +65,14 @@ CommandResult run_command(const std::string& program, const std::vector<std::str
         execv(program.c_str(), argv.data());
         _exit(127);
     }
-    int status = 0;
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-    }
+    return child;
+}
+
+CommandResult run_command(const std::string& program, const std::vector<std::string>& arguments,
+                          const std::map<std::string, std::string>& environment, int timeout_seconds) {
+    TempDir capture;
+    const std::string out_path = capture.path() + "/out", err_path = capture.path() + "/err";
+    const int status = wait_for(start_command(program, arguments, environment, out_path, err_path), timeout_seconds);
     CommandResult result;
     result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     result.out = slurp(out_path);
@@ -55,14 +80,19 @@ CommandResult run_command(const std::string& program, const std::vector<std::str
     return result;
 }
 
-CommandResult run_attn(const std::vector<std::string>& arguments, const std::map<std::string, std::string>& environment) {
+std::string attn_program() {
 #ifndef ATTN_CLI_PATH
     throw std::runtime_error("the tests were built without the attn CLI (ATTN_BUILD_CLI=OFF)");
 #else
+    return ATTN_CLI_PATH;
+#endif
+}
+
+CommandResult run_attn(const std::vector<std::string>& arguments, const std::map<std::string, std::string>& environment,
+                       int timeout_seconds) {
     std::map<std::string, std::string> with_defaults = environment;
     with_defaults.emplace("NO_COLOR", "1");
-    return run_command(ATTN_CLI_PATH, arguments, with_defaults);
-#endif
+    return run_command(attn_program(), arguments, with_defaults, timeout_seconds);
 }
 
 }  // namespace attn::testing

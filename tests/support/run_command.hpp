@@ -7,6 +7,7 @@
 
 #include <map>
 #include <string>
+#include <sys/types.h>
 #include <vector>
 
 namespace attn::testing {
@@ -17,12 +18,23 @@ struct CommandResult {
     std::string err;      // standard error
 };
 
+/// Starts `program` with `arguments` without waiting for it: standard input from /dev/null,
+/// standard output and error appended to the files named (or /dev/null), extra environment set.
+pid_t start_command(const std::string& program, const std::vector<std::string>& arguments,
+                    const std::map<std::string, std::string>& environment = {},
+                    const std::string& out_path = "/dev/null", const std::string& err_path = "/dev/null");
+
 /// Runs `program` with `arguments`, standard input from /dev/null, extra environment variables set.
+/// With `timeout_seconds` > 0 a program still running then is killed (exit code 128 + 9): a test
+/// of a hang fails instead of hanging the suite.
 CommandResult run_command(const std::string& program, const std::vector<std::string>& arguments,
-                          const std::map<std::string, std::string>& environment = {});
+                          const std::map<std::string, std::string>& environment = {}, int timeout_seconds = 0);
 
 /// Runs the built `attn` with NO_COLOR set (plain text to match against).
 CommandResult run_attn(const std::vector<std::string>& arguments,
-                       const std::map<std::string, std::string>& environment = {});
+                       const std::map<std::string, std::string>& environment = {}, int timeout_seconds = 0);
+
+/// The path of the built `attn`.
+std::string attn_program();
 
 }  // namespace attn::testing

@@ -1,0 +1,39 @@
+// src/lib/finite.hpp — private to the library: finding a value that is not a finite number, and
+// the error that names it.
+//
+// Why: the library's policy (docs/architecture.md) is that −∞ enters a computation only through a
+// mask, and a row whose keys are all masked gets zero weights. A score of −∞ that came from
+// overflowing arithmetic (float64 inputs near 1e308) looks exactly like a masked one, and a NaN
+// or +∞ silently poisons every later step; both are refused, naming the tensor and the index.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace attn::detail {
+
+/// The index of the first value of data[0, count) that is NaN or ±∞, or `count` when there is none.
+std::size_t first_non_finite(const double* data, std::size_t count);
+std::size_t first_non_finite(const float* data, std::size_t count);
+
+/// Throws InputError "function: tensor[0, 1, 2] is -inf, not a finite number: why".
+[[noreturn]] void throw_non_finite(const std::string& function, const std::string& tensor,
+                                   const std::vector<std::size_t>& shape, std::size_t flat, double value,
+                                   const std::string& why);
+
+/// Checks a whole tensor (any xtensor container of double) and throws as above.
+template <class Tensor>
+void require_finite(const std::string& function, const std::string& name, const Tensor& tensor, const std::string& why) {
+    const std::size_t at = first_non_finite(tensor.data(), tensor.size());
+    if (at == tensor.size()) return;
+    throw_non_finite(function, name, std::vector<std::size_t>(tensor.shape().begin(), tensor.shape().end()), at,
+                     tensor.data()[at], why);
+}
+
+/// What to tell the user when arithmetic on their inputs overflowed.
+inline const char* const overflow_advice =
+    "an input holds NaN or ±inf, or the inputs are too large for float64 arithmetic and overflowed (only a mask may "
+    "put -inf in the scores); scale them down";
+
+}  // namespace attn::detail

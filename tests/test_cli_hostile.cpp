@@ -1,0 +1,505 @@
+// Hostile inputs through the real `attn` program, one TEST_CASE per class of the reliability issue:
+// what a class of students can feed the tutor. Each case checks the exit code, a fragment of the
+// message (naming the file — and line, for documents — or the option), that the message holds no
+// control byte, and, where files are written, the output folder's content before and after.
+// Every run has a time limit: a hang is a failure, not a stuck suite.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#include "attn/files.hpp"
+#include "attn/npy.hpp"
+#include "support/fixtures.hpp"
+#include "support/run_command.hpp"
+#include "support/temp_dir.hpp"
+
+namespace {
+
+using attn::testing::CommandResult;
+using attn::testing::npy_bytes;
+using attn::testing::read_file;
+using attn::testing::run_attn;
+using attn::testing::TempDir;
+using attn::testing::write_file;
+namespace fs = std::filesystem;
+
+// Generous: sanitizer builds are slow. A hang is killed here and fails with exit code 137.
+constexpr int time_limit = 120;
+
+// Every file of a folder (one level) with its bytes: "the output folder before and after".
+std::map<std::string, std::string> snapshot(const std::string& folder) {
+    std::map<std::string, std::string> files;
+    if (!fs::is_directory(folder)) return files;
+    for (const auto& entry : fs::directory_iterator(folder)) {
+        const std::string name = entry.path().filename().string();
+        files[name] = fs::is_directory(fs::symlink_status(entry.path())) ? "(a folder)" : read_file(entry.path().string());
+    }
+    return files;
+}
+
+bool has_control_byte(const std::string& text) {
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if ((byte < 0x20 && byte != '\n' && byte != '\t') || byte == 0x7F) return true;
+    }
+    return false;
+}
+
+// Runs attn and checks the promise for bad input: exit 2, every fragment in the message, no
+// control byte in it.
+CommandResult expect_refused(const std::vector<std::string>& arguments, const std::vector<std::string>& fragments) {
+    const CommandResult r = run_attn(arguments, {}, time_limit);
+    INFO("stderr: " << r.err << "\nstdout: " << r.out);
+    CHECK(r.exit_code == 2);
+    for (const auto& fragment : fragments) CHECK_THAT(r.err, Catch::Contains(fragment));
+    CHECK_FALSE(has_control_byte(r.err));
+    return r;
+}
+
+void save(const std::string& path, const std::vector<std::size_t>& shape, const std::vector<double>& values,
+          attn::NpyDtype dtype = attn::NpyDtype::float64) {
+    write_file(path, attn::encode_npy(shape, values, dtype));
+}
+
+// A lessons folder holding one lesson document: `attn check --lessons-dir FOLDER N` reads it
+// with lesson N's program (slugs as the lessons have them).
+std::string lesson_folder(const TempDir& dir, const std::string& folder, const std::string& text) {
+    const std::string lessons = dir.path() + "/lessons";
+    fs::create_directories(lessons + "/" + folder);
+    write_file(lessons + "/" + folder + "/README.md", text);
+    return lessons;
+}
+
+// A small document for lesson 1's program, with `inputs` and `expects` in place of its blocks.
+std::string lesson_one(const std::string& prose, const std::string& encoder_outputs = "[[[1, 2, 3], [2, 2, 3]],\n [[4, 5, 6], [4, 5, 6]]]",
+                       const std::string& expect = "tensor([[50., 57.],\n        [19., 19.]])") {
+    return "# Lesson 1 — hostile\n\nIntroduction.\n\n## Step 1 — Inputs\n\n" + prose +
+           "\n```attn input encoder_outputs shape=B,S,H\n" + encoder_outputs +
+           "\n```\n\n```attn input decoder_output shape=B,H\n[[7, 8, 9],\n [2, 1, 1]]\n```\n\n## Step 2 — Scores\n\n"
+           "```attn expect scores shape=B,S\n" + expect + "\n```\n";
+}
+
+// Identity projections of width D, zero biases: the inputs of `attn compute mha` and friends.
+void save_identity_attention(const std::string& in, std::size_t D) {
+    std::vector<double> eye(D * D, 0.0), zeros(D, 0.0);
+    for (std::size_t i = 0; i < D; ++i) eye[i * D + i] = 1.0;
+    for (const char* name : {"w_q", "w_k", "w_v", "w_o"}) save(in + "/" + name + ".npy", {D, D}, eye);
+    for (const char* name : {"b_q", "b_k", "b_v", "b_o"}) save(in + "/" + name + ".npy", {D}, zeros);
+}
+
+// The PID of a process that has exited: what a killed run's temporaries carry.
+pid_t finished_pid() {
+    const pid_t child = fork();
+    if (child == 0) _exit(0);
+    int status = 0;
+    waitpid(child, &status, 0);
+    return child;
+}
+
+}  // namespace
+
+// --- Crash ----------------------------------------------------------------------------------
+
+TEST_CASE("hostile - a literal nested 30000 deep is a format error, not a stack overflow", "[cli][hostile]") {
+    TempDir dir;
+    const std::string deep = std::string(30000, '[') + "1" + std::string(30000, ']');
+    const std::string lessons = lesson_folder(dir, "01-dot-product", lesson_one("", deep));
+    expect_refused({"--lessons-dir", lessons, "check", "1"}, {"README.md:9:", "nested more than 64 deep"});
+    expect_refused({"--lessons-dir", lessons, "lesson", "1"}, {"README.md:9:"});
+}
+
+// --- Hangs and conversions -----------------------------------------------------------------
+
+TEST_CASE("hostile - lesson 4's widths must be whole numbers in range", "[cli][hostile]") {
+    TempDir dir;
+    for (const auto& [widths, fragment] : std::vector<std::pair<std::string, std::string>>{
+             {"[1e9]", "README.md:5: input 'widths' holds 1e+09 at [0]; it must be a whole number from 1 to 4096"},
+             {"[4, -1]", "README.md:5: input 'widths' holds -1 at [1]"},
+             {"[0.5]", "README.md:5: input 'widths' holds 0.5 at [0]"},
+             {"[4096, 4096, 4096]", "README.md:5: the values of input 'widths' add up to 12288; at most 8192"},
+             {"[nan]", "README.md:6:2: nan cannot be checked"}}) {
+        const std::string lessons = lesson_folder(
+            dir, "04-causal-self-attention",
+            "# Lesson 4 — hostile\n\n## Spread\n\n```attn input widths example=spread shape=n\n" + widths + "\n```\n");
+        INFO(widths);
+        expect_refused({"--lessons-dir", lessons, "check", "4"}, {fragment});
+    }
+}
+
+TEST_CASE("hostile - lesson 5's heads must be a whole number in range", "[cli][hostile]") {
+    TempDir dir;
+    for (const auto& [heads, fragment] : std::vector<std::pair<std::string, std::string>>{
+             {"[1e300]", "holds 1e+300 at [0]; it must be a whole number from 1 to 4096"},
+             {"[2.5]", "holds 2.5"},
+             {"[-3]", "holds -3"}}) {
+        std::string text = "# Lesson 5 — hostile\n\n## Weights\n\n";
+        for (const char* name : {"w_q", "w_k", "w_v"}) text += std::string("```attn input ") + name + "\n[[1, 0], [0, 1]]\n```\n\n";
+        for (const char* name : {"b_q", "b_k", "b_v"}) text += std::string("```attn input ") + name + "\n[0, 0]\n```\n\n";
+        text += "```attn input heads\n" + heads + "\n```\n";  // line 29
+        const std::string lessons = lesson_folder(dir, "05-multi-head-attention", text);
+        INFO(heads);
+        expect_refused({"--lessons-dir", lessons, "check", "5"}, {"README.md:29", fragment});
+    }
+}
+
+TEST_CASE("hostile - a FIFO as an input is refused at once", "[cli][hostile]") {
+    TempDir dir;
+    const std::string in = dir.path() + "/in", out = dir.path() + "/out";
+    fs::create_directory(in);
+    save(in + "/decoder_output.npy", {2, 3}, {7, 8, 9, 2, 1, 1});
+    REQUIRE(mkfifo((in + "/encoder_outputs.npy").c_str(), 0600) == 0);  // nobody ever writes to it
+    expect_refused({"compute", "dot", "--in", in, "--out", out}, {"encoder_outputs.npy", "FIFO"});
+    CHECK_FALSE(fs::exists(out));
+    REQUIRE(mkfifo((dir.path() + "/weights.npy").c_str(), 0600) == 0);
+    expect_refused({"heatmap", "--weights", dir.path() + "/weights.npy"}, {"weights.npy", "FIFO"});
+    save(dir.path() + "/w.npy", {2, 2}, {1, 0, 0, 1});
+    REQUIRE(mkfifo((dir.path() + "/tokens.txt").c_str(), 0600) == 0);
+    expect_refused({"heatmap", "--weights", dir.path() + "/w.npy", "--tokens", dir.path() + "/tokens.txt"},
+                   {"the tokens file", "tokens.txt", "FIFO"});
+}
+
+TEST_CASE("hostile - /dev/zero as an input or tokens file is refused, naming it", "[cli][hostile]") {
+    TempDir dir;
+    const std::string in = dir.path() + "/in", out = dir.path() + "/out";
+    fs::create_directory(in);
+    save(in + "/decoder_output.npy", {2, 3}, {7, 8, 9, 2, 1, 1});
+    fs::create_symlink("/dev/zero", in + "/encoder_outputs.npy");
+    expect_refused({"compute", "dot", "--in", in, "--out", out}, {"encoder_outputs.npy", "character device"});
+    save(dir.path() + "/w.npy", {2, 2}, {1, 0, 0, 1});
+    expect_refused({"view", "--weights", dir.path() + "/w.npy", "--tokens", "/dev/zero", "--html", dir.path() + "/x.html"},
+                   {"the tokens file /dev/zero", "character device"});
+    CHECK_FALSE(fs::exists(dir.path() + "/x.html"));
+}
+
+// --- Silent wrong results ------------------------------------------------------------------
+
+TEST_CASE("hostile - scores that overflow float64 are an error in every compute module", "[cli][hostile]") {
+    TempDir dir;
+    const std::string in = dir.path() + "/in", out = dir.path() + "/out";
+    fs::create_directory(in);
+    const double big = 1e160;  // the dot product of two such rows is 2e320: beyond float64
+    SECTION("dot") {
+        save(in + "/encoder_outputs.npy", {1, 2, 2}, {big, big, big, big});
+        save(in + "/decoder_output.npy", {1, 2}, {-big, -big});
+        expect_refused({"compute", "dot", "--in", in, "--out", out}, {"dot: ", "scores[0, 0] is -inf, not a finite number"});
+    }
+    SECTION("self-attention") {
+        save(in + "/Q.npy", {1, 2, 2}, {big, big, big, big});
+        save(in + "/K.npy", {1, 2, 2}, {-big, -big, -big, -big});
+        save(in + "/V.npy", {1, 2, 2}, {1, 2, 3, 4});
+        expect_refused({"compute", "self-attention", "--in", in, "--out", out},
+                       {"self-attention: ", "scores[0, 0, 0] is -inf, not a finite number", "Q[0, 0] · K[0, 0]"});
+        // The same keys hidden by --causal: scores are checked before the mask, so still refused.
+        expect_refused({"compute", "self-attention", "--causal", "--in", in, "--out", out}, {"scores[0, 0, 0] is -inf"});
+    }
+    SECTION("mha") {
+        save_identity_attention(in, 2);
+        save(in + "/query.npy", {1, 2, 2}, {big, big, big, big});
+        save(in + "/key.npy", {1, 2, 2}, {-big, -big, -big, -big});
+        save(in + "/value.npy", {1, 2, 2}, {1, 2, 3, 4});
+        expect_refused({"compute", "mha", "--heads", "1", "--in", in, "--out", out},
+                       {"mha: multi_head_attention: scores[0, 0, 0, 0] is -inf, not a finite number"});
+    }
+    SECTION("encoder-layer") {
+        save_identity_attention(in, 2);
+        save(in + "/x.npy", {1, 2, 2}, {big, -big, big, -big});
+        for (const char* name : {"norm1_weight", "norm2_weight"}) save(in + "/" + name + ".npy", {2}, {1, 1});
+        for (const char* name : {"norm1_bias", "norm2_bias", "linear2_bias"}) save(in + "/" + name + ".npy", {2}, {0, 0});
+        save(in + "/linear1_weight.npy", {3, 2}, {1, 0, 0, 1, 1, 1});
+        save(in + "/linear1_bias.npy", {3}, {0, 0, 0});
+        save(in + "/linear2_weight.npy", {2, 3}, {1, 0, 0, 0, 1, 0});
+        expect_refused({"compute", "encoder-layer", "--heads", "1", "--in", in, "--out", out},
+                       {"encoder-layer: multi_head_attention: scores[0, 0, 0, 0] is inf, not a finite number"});
+    }
+    CHECK_FALSE(fs::exists(out));
+}
+
+// --- All or none ---------------------------------------------------------------------------
+
+TEST_CASE("hostile - when one output cannot be replaced no output is", "[cli][hostile]") {
+    TempDir dir;
+    const std::string in = dir.path() + "/in", out = dir.path() + "/out";
+    fs::create_directory(in);
+    save(in + "/encoder_outputs.npy", {2, 2, 3}, {1, 2, 3, 2, 2, 3, 4, 5, 6, 4, 5, 6});
+    save(in + "/decoder_output.npy", {2, 3}, {7, 8, 9, 2, 1, 1});
+    fs::create_directories(out + "/weights.npy");  // a folder where a file must go
+    write_file(out + "/scores.npy", "old scores");
+    write_file(out + "/context.npy", "old context");
+    const auto before = snapshot(out);
+    expect_refused({"compute", "dot", "--in", in, "--out", out}, {"weights.npy: it is a folder"});
+    CHECK(snapshot(out) == before);
+}
+
+TEST_CASE("hostile - view with one file for --html and --svg is refused before writing", "[cli][hostile]") {
+    TempDir dir;
+    const std::string target = dir.path() + "/same";
+    expect_refused({"view", "--sentence", "El perro va", "--html", target, "--svg", dir.path() + "/./same"},
+                   {"--html", "--svg", "name the same file"});
+    CHECK(snapshot(dir.path()).empty());
+    // Nor is a device replaced (as root, renaming over /dev/null would swap the device out). Through
+    // a link in the test's folder, so that even a regression only replaces the link.
+    fs::create_symlink("/dev/null", dir.path() + "/null.svg");
+    expect_refused({"view", "--sentence", "El perro va", "--svg", dir.path() + "/null.svg"}, {"null.svg: it is a character device"});
+    CHECK(fs::is_symlink(dir.path() + "/null.svg"));
+    CHECK(fs::is_character_file("/dev/null"));
+}
+
+TEST_CASE("hostile - a run killed with SIGKILL leaves the old outputs, and its leftovers go next time", "[cli][hostile]") {
+    TempDir dir;
+    const std::string in = dir.path() + "/in", out = dir.path() + "/out";
+    fs::create_directories(in);
+    fs::create_directories(out);
+    // Weights of (1, 1, 3000, 3000): 36 MB of float32 to stage and fsync, time to be killed in.
+    const std::size_t T = 3000;
+    std::vector<double> x(T * 2);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = double(i % 7) / 7.0;
+    save(in + "/query.npy", {1, T, 2}, x, attn::NpyDtype::float32);
+    save(in + "/key.npy", {1, T, 2}, x, attn::NpyDtype::float32);
+    save(in + "/value.npy", {1, T, 2}, x, attn::NpyDtype::float32);
+    save_identity_attention(in, 2);
+    for (const char* name : {"w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o"}) {
+        const auto array = attn::read_npy(in + "/" + name + ".npy");
+        save(in + "/" + name + ".npy", array.shape, array.values, attn::NpyDtype::float32);
+    }
+    write_file(out + "/output.npy", "old output");
+    write_file(out + "/weights.npy", "old weights");
+
+    const pid_t run = attn::testing::start_command(attn::testing::attn_program(),
+                                                   {"compute", "mha", "--heads", "1", "--in", in, "--out", out});
+    // Kill it as soon as it starts staging (or when it finishes first, which the checks allow).
+    bool staging = false;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(time_limit);
+    int status = 0;
+    while (!staging && std::chrono::steady_clock::now() < deadline && waitpid(run, &status, WNOHANG) == 0) {
+        for (const auto& entry : fs::directory_iterator(out)) staging = staging || attn::is_staging_name(entry.path().filename().string());
+        if (!staging) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    kill(run, SIGKILL);
+    waitpid(run, &status, 0);
+    INFO("killed while staging: " << staging);
+
+    // All or none: both outputs old, or both complete .npy files.
+    const auto after = snapshot(out);
+    const bool old = after.at("output.npy") == "old output" && after.at("weights.npy") == "old weights";
+    const bool complete = !old && attn::read_npy(out + "/weights.npy").shape == std::vector<std::size_t>{1, 1, T, T} &&
+                          attn::read_npy(out + "/output.npy").shape == std::vector<std::size_t>{1, T, 2};
+    CHECK((old || complete));
+    if (staging) CHECK(old);
+    // The next run that writes there removes whatever the killed one left behind.
+    const std::size_t small = 3;
+    save(in + "/query.npy", {1, small, 2}, std::vector<double>(small * 2, 0.5), attn::NpyDtype::float32);
+    save(in + "/key.npy", {1, small, 2}, std::vector<double>(small * 2, 0.5), attn::NpyDtype::float32);
+    save(in + "/value.npy", {1, small, 2}, std::vector<double>(small * 2, 0.5), attn::NpyDtype::float32);
+    const auto again = run_attn({"compute", "mha", "--heads", "1", "--in", in, "--out", out}, {}, time_limit);
+    INFO(again.err);
+    CHECK(again.exit_code == 0);
+    std::vector<std::string> names;
+    for (const auto& [name, bytes] : snapshot(out)) names.push_back(name);
+    CHECK(names == std::vector<std::string>{"output.npy", "weights.npy"});
+}
+
+TEST_CASE("hostile - a link planted at a temporary name is not followed", "[cli][hostile]") {
+    TempDir dir;
+    const std::string in = dir.path() + "/in", out = dir.path() + "/out";
+    fs::create_directories(in);
+    fs::create_directories(out);
+    save(in + "/encoder_outputs.npy", {2, 2, 3}, {1, 2, 3, 2, 2, 3, 4, 5, 6, 4, 5, 6});
+    save(in + "/decoder_output.npy", {2, 3}, {7, 8, 9, 2, 1, 1});
+    const std::string victim = dir.path() + "/victim.txt";
+    write_file(victim, "precious");
+    // The old predictable name, and a name of the new form left by a dead process.
+    fs::create_symlink(victim, out + "/.context.npy.tmp-1234");
+    const std::string planted = out + "/.weights.npy.attn-tmp." + std::to_string(finished_pid()) + ".0123456789ab";
+    fs::create_symlink(victim, planted);
+    const auto r = run_attn({"compute", "dot", "--in", in, "--out", out}, {}, time_limit);
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(read_file(victim) == "precious");
+    CHECK_FALSE(fs::exists(fs::symlink_status(planted)));
+    CHECK(attn::read_npy(out + "/weights.npy").shape == std::vector<std::size_t>{2, 2});
+}
+
+TEST_CASE("hostile - a dangling --out link is named with its target", "[cli][hostile]") {
+    TempDir dir;
+    const std::string in = dir.path() + "/in", out = dir.path() + "/out";
+    fs::create_directories(in);
+    save(in + "/encoder_outputs.npy", {2, 2, 3}, {1, 2, 3, 2, 2, 3, 4, 5, 6, 4, 5, 6});
+    save(in + "/decoder_output.npy", {2, 3}, {7, 8, 9, 2, 1, 1});
+    fs::create_symlink(dir.path() + "/gone", out);
+    expect_refused({"compute", "dot", "--in", in, "--out", out}, {"output folder", "symbolic link to", "gone, which does not exist"});
+    CHECK_FALSE(fs::exists(dir.path() + "/gone"));
+}
+
+// --- Undefined behaviour reachable from input ----------------------------------------------
+
+TEST_CASE("hostile - a literal exponent past any integer is neither UB nor accepted blindly", "[cli][hostile]") {
+    TempDir dir;
+    // 1.5e-99999999999999999999 is 0: a different input, so the check fails (exit 1), cleanly.
+    std::string lessons = lesson_folder(dir, "01-dot-product",
+                                        lesson_one("", "[[[1.5e-99999999999999999999, 2, 3], [2, 2, 3]],\n [[4, 5, 6], [4, 5, 6]]]"));
+    const auto r = run_attn({"--lessons-dir", lessons, "check", "1"}, {}, time_limit);
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.out, Catch::Contains("✗ scores"));
+    lessons = lesson_folder(dir, "01-dot-product", lesson_one("", "[[[1.5e99999999999999999999, 2, 3], [2, 2, 3]],\n [[4, 5, 6], [4, 5, 6]]]"));
+    expect_refused({"--lessons-dir", lessons, "check", "1"}, {"README.md:9:28:", "beyond the range of a float64"});
+}
+
+TEST_CASE("hostile - a .npy shape with a zero axis and huge axes is refused before allocating", "[cli][hostile]") {
+    TempDir dir;
+    const std::string in = dir.path() + "/in", out = dir.path() + "/out";
+    fs::create_directory(in);
+    save(in + "/decoder_output.npy", {2, 3}, {7, 8, 9, 2, 1, 1});
+    write_file(in + "/encoder_outputs.npy", npy_bytes("<f8", "False", "(0, 999999999999999, 999999999999999)", 0));
+    expect_refused({"compute", "dot", "--in", in, "--out", out},
+                   {"encoder_outputs.npy: the shape (0, 999999999999999, 999999999999999) is too large"});
+    write_file(dir.path() + "/w.npy", npy_bytes("<f4", "False", "(100000, 100000)", 0));
+    expect_refused({"heatmap", "--weights", dir.path() + "/w.npy"}, {"w.npy: the shape (100000, 100000) is too large"});
+}
+
+TEST_CASE("hostile - sizes from options are checked before allocating", "[cli][hostile]") {
+    TempDir dir;
+    const auto huge = expect_refused({"view", "--sentence", "El perro va", "--d-model", "4611686018427387904", "--heads", "1",
+                                      "--html", dir.path() + "/x.html"},
+                                     {"d_model 4611686018427387904 is more than 4096", "--d-model"});
+    CHECK_THAT(huge.err, !Catch::Contains("out of memory"));
+    const auto run = expect_refused({"run", "mha", "--seq", "1000000"}, {"--seq 1000000", "the limit is 8 GiB"});
+    CHECK_THAT(run.err, !Catch::Contains("out of memory"));
+    expect_refused({"run", "mha", "--d-model", "4611686018427387904", "--heads", "1"}, {"--d-model 4611686018427387904", "8 GiB"});
+    const auto bench = expect_refused({"bench", "mha", "--seq", "99999999999"}, {"--seq 99999999999", "the limit is 8 GiB"});
+    CHECK_THAT(bench.err, !Catch::Contains("out of memory"));
+    // Small inputs can ask for huge weights: (1, 1, 20000, 20000) is refused before it is computed.
+    const std::string in = dir.path() + "/in";
+    fs::create_directory(in);
+    save_identity_attention(in, 1);
+    for (const char* name : {"query", "key", "value"}) save(in + "/" + name + ".npy", {1, 20000, 1}, std::vector<double>(20000, 0.5));
+    expect_refused({"compute", "mha", "--heads", "1", "--in", in, "--out", dir.path() + "/out"},
+                   {"mha: the output 'weights' (B,h,T,S): the shape (1, 1, 20000, 20000) is too large"});
+    CHECK_FALSE(fs::exists(dir.path() + "/out"));
+}
+
+// --- Internal error from a document ----------------------------------------------------------
+
+TEST_CASE("hostile - an empty heading before a blank line renders", "[cli][hostile]") {
+    TempDir dir;
+    const std::string lessons = lesson_folder(dir, "01-dot-product", lesson_one("### \n\nAfter an empty heading.\n"));
+    const auto r = run_attn({"--lessons-dir", lessons, "lesson", "1"}, {}, time_limit);
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("After an empty heading."));
+}
+
+// --- Terminal escape injection -------------------------------------------------------------
+
+TEST_CASE("hostile - escape sequences in a .npy header, a title, headings and prose never reach the terminal", "[cli][hostile]") {
+    TempDir dir;
+    const std::string esc = "\033]0;owned\007\033[2J";
+    const std::string in = dir.path() + "/in";
+    fs::create_directory(in);
+    save(in + "/encoder_outputs.npy", {2, 2, 3}, {1, 2, 3, 2, 2, 3, 4, 5, 6, 4, 5, 6});
+    write_file(in + "/decoder_output.npy", npy_bytes("<f4" + esc + std::string(1, '\0'), "False", "(2, 3)", 24));
+    const auto npy = expect_refused({"compute", "dot", "--in", in, "--out", dir.path() + "/out"}, {"decoder_output.npy", "dtype"});
+    CHECK(npy.err.find('\0') == std::string::npos);
+
+    std::string text = lesson_one("Prose " + esc + " with a \xE2\x80\xAE bidi override.\n");
+    const std::string title = "hostile", heading = "Step 2 — Scores";
+    text.replace(text.find(title), title.size(), "title " + esc);
+    text.replace(text.find(heading), heading.size(), "Scores " + esc);
+    const std::string lessons = lesson_folder(dir, "01-dot-product", text);
+    lesson_folder(dir, "07-red\033[31m", "# A lesson with an escape in its folder's name\n");
+    for (const std::vector<std::string>& command : {std::vector<std::string>{"lesson", "1"}, {"list"}, {"check", "1"}}) {
+        std::vector<std::string> arguments{"--lessons-dir", lessons};
+        arguments.insert(arguments.end(), command.begin(), command.end());
+        const auto r = run_attn(arguments, {}, time_limit);
+        INFO(command[0] << ": " << r.out << r.err);
+        CHECK(r.exit_code == 0);
+        CHECK_FALSE(has_control_byte(r.out));
+        CHECK_FALSE(has_control_byte(r.err));
+        CHECK(r.out.find("\xE2\x80\xAE") == std::string::npos);
+    }
+    const auto list = run_attn({"--lessons-dir", lessons, "list"}).out;
+    CHECK_THAT(list, Catch::Contains("title \xEF\xBF\xBD]0;owned") && Catch::Contains("red\xEF\xBF\xBD[31m"));
+}
+
+// --- Unclear messages and exit codes -------------------------------------------------------
+
+TEST_CASE("hostile - 1e400 and nan in a lesson's blocks are format errors naming file and line", "[cli][hostile]") {
+    TempDir dir;
+    std::string lessons = lesson_folder(dir, "01-dot-product", lesson_one("", "[[[1e400, 2, 3], [2, 2, 3]],\n [[4, 5, 6], [4, 5, 6]]]"));
+    expect_refused({"--lessons-dir", lessons, "check", "1"}, {"README.md:9:9:", "1e400 is beyond the range of a float64"});
+    lessons = lesson_folder(dir, "01-dot-product", lesson_one("", "[[[nan, 2, 3], [2, 2, 3]],\n [[4, 5, 6], [4, 5, 6]]]"));
+    expect_refused({"--lessons-dir", lessons, "check", "1"}, {"README.md:9:4:", "nan cannot be checked"});
+    lessons = lesson_folder(dir, "01-dot-product", lesson_one("", "[[[inf, 2, 3], [2, 2, 3]],\n [[4, 5, 6], [4, 5, 6]]]"));
+    expect_refused({"--lessons-dir", lessons, "check", "1"}, {"README.md:8:", "input 'encoder_outputs' holds inf at [0, 0, 0]"});
+    lessons = lesson_folder(dir, "01-dot-product", lesson_one("", "[[[1, 2, 3], [2, 2, 3]],\n [[4, 5, 6], [4, 5, 6]]]",
+                                                              "tensor([[50., 1e400],\n        [19., 19.]])"));
+    expect_refused({"--lessons-dir", lessons, "check", "1"}, {"README.md:21:20:", "1e400 is beyond"});
+}
+
+TEST_CASE("hostile - heatmap labels that do not fit are found before the walkthrough starts", "[cli][hostile]") {
+    TempDir dir;
+    // Three labels for three expected rows: the document agrees with itself, but lesson 1
+    // computes two rows of weights.
+    std::string text = lesson_one("");
+    text += "\n```attn expect weights shape=B,S heatmap rows=a,b,c\ntensor([[0.5, 0.5],\n        [0.5, 0.5],\n        [0.5, 0.5]])\n```\n";
+    const std::string lessons = lesson_folder(dir, "01-dot-product", text);
+    const auto r = expect_refused({"--lessons-dir", lessons, "lesson", "1"},
+                                  {"README.md:25:", "rows= gives 3 labels but 'weights' is computed with shape (2, 2)"});
+    CHECK(r.out.empty());  // nothing was shown before the error
+}
+
+TEST_CASE("hostile - negative or fractional option numbers are refused, never wrapped", "[cli][hostile]") {
+    TempDir dir;
+    const std::string html = dir.path() + "/x.html";
+    expect_refused({"view", "--sentence", "El perro", "--html", html, "--head", "-1"}, {"--head", "whole number", "'-1'"});
+    expect_refused({"view", "--sentence", "El perro", "--html", html, "--item", "-1"}, {"--item", "'-1'"});
+    expect_refused({"view", "--sentence", "El perro", "--html", html, "--seed", "-1"}, {"--seed", "'-1'"});
+    expect_refused({"view", "--sentence", "El perro", "--html", html, "--head", "1.5"}, {"--head", "'1.5'"});
+    expect_refused({"run", "mha", "--seed", "-1"}, {"--seed", "from 0 to 4294967295", "'-1'"});
+    expect_refused({"run", "mha", "--seed", "4294967296"}, {"--seed", "'4294967296'"});
+    expect_refused({"run", "mha", "--batch", "1e3"}, {"--batch", "'1e3'"});
+    CHECK_FALSE(fs::exists(html));
+    for (const auto& r : {run_attn({"view", "--sentence", "x", "--html", html, "--head", "-1"})}) {
+        CHECK_THAT(r.err, !Catch::Contains("18446744073709551615"));
+    }
+}
+
+TEST_CASE("hostile - a folder as a tokens file is called a folder", "[cli][hostile]") {
+    TempDir dir;
+    save(dir.path() + "/w.npy", {2, 2}, {1, 0, 0, 1});
+    expect_refused({"heatmap", "--weights", dir.path() + "/w.npy", "--tokens", dir.path()}, {"the tokens file", "is a folder"});
+}
+
+TEST_CASE("hostile - an unknown command is named", "[cli][hostile]") {
+    expect_refused({"frobnicate"}, {"unknown command 'frobnicate'", "lesson", "compute"});
+    expect_refused({"--lessons-dir", "x", "chek", "1"}, {"unknown command 'chek'"});
+    expect_refused({"fr\033[31mob"}, {"unknown command 'fr\xEF\xBF\xBD[31mob'"});
+}
+
+TEST_CASE("hostile - NUL bytes and escapes in paths and files are never quoted raw", "[cli][hostile]") {
+    TempDir dir;
+    const std::string in = dir.path() + "/in";
+    fs::create_directory(in);
+    save(in + "/encoder_outputs.npy", {2, 2, 3}, {1, 2, 3, 2, 2, 3, 4, 5, 6, 4, 5, 6});
+    write_file(in + "/decoder_output.npy", npy_bytes("<f4", "False", std::string("(2,\0 3)", 7), 24));
+    const auto r = expect_refused({"compute", "dot", "--in", in, "--out", dir.path() + "/out"}, {"decoder_output.npy", "bad dimension"});
+    CHECK(r.err.find('\0') == std::string::npos);
+    expect_refused({"compute", "dot", "--in", dir.path() + "/in\033[31m", "--out", dir.path() + "/out"},
+                   {"the input folder", "in\xEF\xBF\xBD[31m"});
+    // A file beside the inputs with an escape in its name: the note about it is printable too.
+    save(in + "/decoder_output.npy", {2, 3}, {7, 8, 9, 2, 1, 1});
+    write_file(in + "/extra\033[2J.npy", "");
+    const auto note = run_attn({"compute", "dot", "--in", in, "--out", dir.path() + "/out"}, {}, time_limit);
+    CHECK(note.exit_code == 0);
+    CHECK_THAT(note.err, Catch::Contains("extra\xEF\xBF\xBD[2J.npy is not an input of dot"));
+    CHECK_FALSE(has_control_byte(note.err));
+}
