@@ -219,26 +219,30 @@ TEST_CASE("keep_trace false - the same output, counts kept, no trace", "[online]
     CHECK_TENSOR_CLOSE(traced.output, quiet.output, 0.0, 0.0);
 }
 
-TEST_CASE("non-finite scores follow lesson 4's policy", "[online][policy]") {
-    // The policy of scaled_dot_product_attention / softmax_last_axis: a NaN score makes its query
-    // NaN, +∞ scores share all the weight, a −∞ score is a hidden key.
+TEST_CASE("non-finite scores are refused as lesson 4 refuses them", "[online][policy]") {
+    // Only a mask may put −∞ into the scores: NaN, or a score that overflowed to ±∞, is an error
+    // naming the tensor and the index, in lesson 7's function as in lesson 4's.
     const attn::Tensor3 V = {{{1, 2}, {3, 4}, {5, 6}}};
     SECTION("NaN in a query") {
         const attn::Tensor3 Q = {{{1, 0}, {std::nan(""), 0}}}, K = {{{1, 0}, {0, 1}, {1, 1}}};
-        const auto r = attn::online_softmax_attention(Q, K, V, attn::OnlineSoftmaxOptions{1, 2, false});
-        CHECK(std::isnan(r.output(0, 1, 0)));
-        CHECK(std::isnan(r.output(0, 1, 1)));
-        CHECK(std::isfinite(r.output(0, 0, 0)));
+        CHECK_THROWS_WITH(attn::online_softmax_attention(Q, K, V, attn::OnlineSoftmaxOptions{1, 2, false}),
+                          Catch::Contains("online_softmax_attention: scores[0, 1, 0] is nan"));
+        CHECK_THROWS_AS(attn::scaled_dot_product_attention(Q, K, V), attn::InputError);
     }
-    SECTION("scores of +inf and -inf, in different tiles") {
+    SECTION("scores that overflow to +inf and -inf") {
         const attn::Tensor3 Q = {{{1e200, 0}, {-1e200, 0}}}, K = {{{1, 0}, {1e200, 0}, {2e200, 0}}};
         attn::OnlineSoftmaxOptions options{1, 1, false};
         options.scale = 1.0;
-        // Query 0: scores 1e200, +∞, +∞ → the two +∞ keys share the weight: (v_1 + v_2) / 2.
-        // Query 1: −1e200, −∞, −∞ → all the weight on key 0.
-        const auto r = attn::online_softmax_attention(Q, K, V, options);
-        CHECK_TENSOR_CLOSE(attn::Tensor3({{{4, 5}, {1, 2}}}), r.output, 0.0, 0.0);
-        check_agrees_with_standard(Q, K, V, options);
+        CHECK_THROWS_WITH(attn::online_softmax_attention(Q, K, V, options),
+                          Catch::Contains("scores[0, 0, 1] is inf") && Catch::Contains("overflowed"));
+        attn::AttentionOptions standard;
+        standard.scale = 1.0;
+        CHECK_THROWS_AS(attn::scaled_dot_product_attention(Q, K, V, standard), attn::InputError);
+    }
+    SECTION("a hidden key is not an error") {
+        const attn::Tensor3 Q = {{{1, 0}, {0, 1}}}, K = {{{1, 0}, {0, 1}, {1, 1}}};
+        attn::OnlineSoftmaxOptions options{1, 1, true};
+        CHECK_NOTHROW(attn::online_softmax_attention(Q, K, V, options));
     }
 }
 

@@ -34,8 +34,10 @@
 //
 // Policies, the same as attn::scaled_dot_product_attention's: the same argument checks and
 // messages; a query whose keys are all hidden (padding, or the bottom-right causal alignment with
-// T > S) gets an output of zeros; a NaN score makes its query's output NaN; +∞ scores share all
-// the weight; a −∞ score counts as a hidden key.
+// T > S) gets an output of zeros; only a mask may hide a key: a score or an output that is NaN
+// or ±∞ (an input holding one, or float64 arithmetic that overflowed) is an InputError naming the
+// tensor and the index. (A score the causal mask hides is never computed here, so a non-finite
+// value there goes unnoticed where lesson 4's function, which computes every score, refuses it.)
 #pragma once
 
 #include <cstddef>
@@ -104,7 +106,7 @@ struct OnlineSoftmaxResult {
 /// scaled_dot_product_attention(Q, K, V, …).output up to rounding (about 1e-16 relative).
 /// Throws ShapeError naming Q, K, V (and attention_mask) with their shapes when B, S or d_k
 /// disagree or a size is zero; InputError when a tile size is 0, attention_mask holds a value
-/// other than 0 or 1, or the scale is not finite.
+/// other than 0 or 1, the scale is not finite, or a score or output is not a finite number.
 OnlineSoftmaxResult online_softmax_attention(const Tensor3& Q, const Tensor3& K, const Tensor3& V,
                                              const OnlineSoftmaxOptions& options = {});
 

@@ -6,6 +6,7 @@
 
 #include "attention_arguments.hpp"
 #include "attn/error.hpp"
+#include "finite.hpp"
 
 namespace attn {
 
@@ -96,7 +97,19 @@ OnlineSoftmaxResult online_softmax_attention(const Tensor3& Q, const Tensor3& K,
                             const std::size_t t = first_query + i, s = first_key + j;
                             double dot = 0.0;
                             for (std::size_t x = 0; x < dk; ++x) dot += Q(b, t, x) * K(b, s, x);
-                            scores(i, j) = geometry.hidden(t, s) ? minus_infinity : scale * dot;
+                            if (geometry.hidden(t, s)) {
+                                scores(i, j) = minus_infinity;
+                                continue;
+                            }
+                            scores(i, j) = scale * dot;
+                            // Only a mask may put −∞ into the scores (lesson 4's policy): a score
+                            // that overflowed, or NaN from the inputs, is refused by name.
+                            if (!std::isfinite(scores(i, j))) {
+                                detail::throw_non_finite(
+                                    "online_softmax_attention", "scores", {B, T, S}, (b * T + t) * S + s, scores(i, j),
+                                    "scale · Q[" + std::to_string(b) + ", " + std::to_string(t) + "] · K[" +
+                                        std::to_string(b) + ", " + std::to_string(s) + "]; " + detail::overflow_advice);
+                            }
                         }
                     }
                     for (std::size_t i = 0; i < queries; ++i) {
@@ -133,7 +146,14 @@ OnlineSoftmaxResult online_softmax_attention(const Tensor3& Q, const Tensor3& K,
             for (std::size_t i = 0; i < queries; ++i) {
                 const double l = state.running_sum(i);
                 for (std::size_t x = 0; x < dv; ++x) {
-                    result.output(b, first_query + i, x) = l == 0.0 ? 0.0 : state.accumulator(i, x) / l;
+                    const double value = l == 0.0 ? 0.0 : state.accumulator(i, x) / l;
+                    if (!std::isfinite(value)) {
+                        detail::throw_non_finite("online_softmax_attention", "output", {B, T, dv},
+                                                 (b * T + first_query + i) * dv + x, value,
+                                                 std::string("the weighted sum of the rows of V; ") +
+                                                     detail::overflow_advice);
+                    }
+                    result.output(b, first_query + i, x) = value;
                 }
             }
         }
