@@ -15,7 +15,6 @@
 #include <cmath>
 
 #include "exercise.hpp"
-#include "exercise_checker.hpp"
 
 namespace exercise {
 

@@ -17,7 +17,6 @@
 #include <cmath>
 
 #include "exercise.hpp"
-#include "exercise_checker.hpp"
 
 namespace exercise {
 

@@ -18,7 +18,6 @@
 #include <cmath>
 
 #include "exercise.hpp"
-#include "exercise_checker.hpp"
 
 namespace exercise {
 

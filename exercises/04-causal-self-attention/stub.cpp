@@ -18,7 +18,6 @@
 #include <limits>
 
 #include "exercise.hpp"
-#include "exercise_checker.hpp"
 
 namespace exercise {
 

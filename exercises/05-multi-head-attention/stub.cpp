@@ -25,7 +25,6 @@
 #include "attn/linear.hpp"
 #include "attn/softmax.hpp"
 #include "exercise.hpp"
-#include "exercise_checker.hpp"
 
 namespace exercise {
 

@@ -24,7 +24,6 @@
 #include <cmath>
 
 #include "exercise.hpp"
-#include "exercise_checker.hpp"
 
 namespace {
 

@@ -1,0 +1,85 @@
+// Exercise 1's cases: exercise::dot_attention on the lesson's worked examples (the document's own
+// values) and on seeded inputs compared with the library — a batch of one, a single source
+// position, and scores in the hundreds, where a softmax that does not subtract the row's maximum
+// overflows.
+#include "01-dot-product/mistakes.hpp"
+#include "support/case_steps.hpp"
+
+namespace attn::exercises {
+
+namespace {
+
+const std::vector<std::string> step_names = {"scores", "weights", "context"};
+
+std::vector<DynamicTensor> values_of(const AttentionStep& step) { return {step.scores, step.weights, step.context}; }
+
+Case make_case(std::string name, const Tensor3& encoder_outputs, const Matrix& decoder_output, const AttentionStep& right,
+               const StepSelection& steps, tutor::Tolerance tolerance) {
+    Case c;
+    c.name = std::move(name);
+    c.call = "dot_attention";
+    c.inputs = {{"encoder_outputs", encoder_outputs}, {"decoder_output", decoder_output}};
+    c.expected = steps.expected;
+    c.tolerance = tolerance;
+    c.mistakes = [=] {
+        using namespace attn::mistakes;
+        return MistakeTable{{"softmax_over_batch", steps.pick(values_of(softmax_over_batch(right, encoder_outputs)))},
+                            {"without_softmax", steps.pick(values_of(without_softmax(right, encoder_outputs)))},
+                            {"weights_all_one", steps.pick(values_of(weights_all_one(right, encoder_outputs)))},
+                            {"unshifted_softmax", steps.pick(values_of(unshifted_softmax(right, encoder_outputs)))}};
+    };
+    return c;
+}
+
+Case document_case(const tutor::LessonDocument& document, std::string name, const std::string& example) {
+    const auto inputs = document.inputs(example);
+    const Tensor3 encoder_outputs = inputs.at("encoder_outputs");
+    const Matrix decoder_output = inputs.at("decoder_output");
+    return make_case(std::move(name), encoder_outputs, decoder_output, dot_attention(encoder_outputs, decoder_output),
+                     document_steps(document, example, step_names, step_names), {1e-6, 1e-6});
+}
+
+// `overflowing`: the decoder outputs scaled until every row's largest score is in the hundreds
+// (the scores are linear in them), where e^score overflows.
+Case random_case(std::string name, std::size_t B, std::size_t S, std::size_t H, unsigned seed, bool overflowing = false) {
+    RandomInputs draw(seed);
+    const Tensor3 encoder_outputs = draw.normal<Tensor3>({B, S, H});
+    Matrix decoder_output = draw.normal<Matrix>({B, H});
+    if (overflowing) decoder_output *= overflowing_scale(dot_attention(encoder_outputs, decoder_output).scores);
+    const AttentionStep right = dot_attention(encoder_outputs, decoder_output);
+    return make_case(std::move(name), encoder_outputs, decoder_output, right, all_steps(step_names, values_of(right)),
+                     {1e-9, 1e-9});
+}
+
+}  // namespace
+
+Exercise exercise01(const std::string& source) {
+    Exercise e;
+    e.number = 1;
+    e.title = "dot-product attention";
+    e.practised = "attn::dot_attention";
+    e.mistakes = {
+        {"softmax_over_batch", "the softmax ran over the batch axis (dim=0) instead of over the source positions (dim=1): "
+                               "each row of weights must sum to 1."},
+        {"without_softmax", "the raw scores were used as weights: the softmax step is missing."},
+        {"weights_all_one", "every weight is 1: the softmax ran over an axis of size one, lesson 1's `.squeeze()` trap "
+                            "(a (1, S) tensor softmaxed over dim 0). Take it along each row of scores, over the S source "
+                            "positions."},
+        {"unshifted_softmax", "your softmax computes e^score without subtracting the row's maximum first: with scores in "
+                              "the hundreds e^score overflows to ∞, and ∞ / ∞ is NaN. Subtract each row's maximum before "
+                              "exponentiating; it changes nothing else."},
+    };
+    const auto document = tutor::read_lesson_document(source + "/lessons/01-dot-product/README.md");
+    e.cases = {
+        document_case(document, "the lesson's worked example (expected values from the lesson document)", "main"),
+        document_case(document, "the lesson's batch of one, where the `.squeeze()` trap shows (its context)", "one"),
+        random_case("random inputs, B = 3, S = 5, H = 4 (compared with the library)", 3, 5, 4, 1),
+        random_case("a batch of one, B = 1, S = 4, H = 3", 1, 4, 3, 2),
+        random_case("a single source position, B = 2, S = 1, H = 5", 2, 1, 5, 3),
+        random_case("scores in the hundreds, B = 2, S = 4, H = 3 (e^score overflows without the maximum subtracted)", 2, 4,
+                    3, 4, true),
+    };
+    return e;
+}
+
+}  // namespace attn::exercises

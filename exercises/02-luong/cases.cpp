@@ -1,0 +1,90 @@
+// Exercise 2's cases: exercise::luong_general_attention on the lesson's worked examples (the main
+// example, and W_a = I giving back lesson 1) and on seeded inputs compared with the library — a
+// batch of one, a single source position, and scores in the hundreds.
+#include "02-luong/mistakes.hpp"
+#include "support/case_steps.hpp"
+
+namespace attn::exercises {
+
+namespace {
+
+const std::vector<std::string> step_names = {"projected", "scores", "weights", "context"};
+
+std::vector<DynamicTensor> values_of(const LuongGeneralStep& step) {
+    return {step.projected, step.scores, step.weights, step.context};
+}
+
+Case make_case(std::string name, const Tensor3& encoder_outputs, const Matrix& decoder_output, const Matrix& W_a,
+               const LuongGeneralStep& right, const StepSelection& steps, tutor::Tolerance tolerance) {
+    Case c;
+    c.name = std::move(name);
+    c.call = "luong_general_attention";
+    c.inputs = {{"encoder_outputs", encoder_outputs}, {"decoder_output", decoder_output}, {"W_a", W_a}};
+    c.expected = steps.expected;
+    c.tolerance = tolerance;
+    c.mistakes = [=] {
+        using namespace attn::mistakes;
+        return MistakeTable{
+            {"weight_transposed", steps.pick(values_of(luong_weight_transposed(encoder_outputs, decoder_output, W_a)))},
+            {"softmax_over_batch", steps.pick(values_of(softmax_over_batch(right, encoder_outputs)))},
+            {"context_of_projected", steps.pick(values_of(luong_context_of_projected(right)))},
+            {"unshifted_softmax", steps.pick(values_of(unshifted_softmax(right, encoder_outputs)))}};
+    };
+    return c;
+}
+
+Case document_case(const tutor::LessonDocument& document, std::string name, const std::string& example) {
+    const auto inputs = document.inputs(example);
+    const Tensor3 encoder_outputs = inputs.at("encoder_outputs");
+    const Matrix decoder_output = inputs.at("decoder_output");
+    const Matrix W_a = inputs.at("W");
+    return make_case(std::move(name), encoder_outputs, decoder_output, W_a,
+                     luong_general_attention(encoder_outputs, decoder_output, W_a),
+                     document_steps(document, example, step_names, step_names), {1e-6, 1e-6});
+}
+
+// `overflowing`: the decoder outputs scaled until every row's largest score is in the hundreds.
+Case random_case(std::string name, std::size_t B, std::size_t S, std::size_t H, unsigned seed, bool overflowing = false) {
+    RandomInputs draw(seed);
+    const Tensor3 encoder_outputs = draw.normal<Tensor3>({B, S, H});
+    Matrix decoder_output = draw.normal<Matrix>({B, H});
+    const Matrix W_a = draw.normal<Matrix>({H, H});
+    if (overflowing) decoder_output *= overflowing_scale(luong_general_attention(encoder_outputs, decoder_output, W_a).scores);
+    const LuongGeneralStep right = luong_general_attention(encoder_outputs, decoder_output, W_a);
+    return make_case(std::move(name), encoder_outputs, decoder_output, W_a, right, all_steps(step_names, values_of(right)),
+                     {1e-9, 1e-9});
+}
+
+}  // namespace
+
+Exercise exercise02(const std::string& source) {
+    Exercise e;
+    e.number = 2;
+    e.title = "Luong attention, general score";
+    e.practised = "attn::luong_general_attention";
+    e.mistakes = {
+        {"weight_transposed", "W where Wᵀ was meant: encoder_outputs @ W_a computes h̄_sᵀ W_a h_t (the seed's first "
+                              "LuAttention), but W_a is stored as nn.Linear stores it, so projected[i] = Σ_j W_a[i, j] · "
+                              "h̄_s[j] (row i of W_a)."},
+        {"softmax_over_batch", "the softmax ran over the batch axis (dim=0) instead of over the source positions (dim=1): "
+                               "each row of weights must sum to 1."},
+        {"context_of_projected", "the context averaged the projected encoder outputs W_a h̄_s instead of the original h̄_s: "
+                                 "W_a only changes how the positions are scored."},
+        {"unshifted_softmax", "your softmax computes e^score without subtracting the row's maximum first: with scores in "
+                              "the hundreds e^score overflows to ∞, and ∞ / ∞ is NaN. Subtract each row's maximum before "
+                              "exponentiating; it changes nothing else."},
+    };
+    const auto document = tutor::read_lesson_document(source + "/lessons/02-luong/README.md");
+    e.cases = {
+        document_case(document, "the lesson's worked example (expected values from the lesson document)", "main"),
+        document_case(document, "W_a = I gives back lesson 1 (expected values from the lesson document)", "identity"),
+        random_case("random inputs, B = 3, S = 5, H = 4 (compared with the library)", 3, 5, 4, 1),
+        random_case("a batch of one, B = 1, S = 4, H = 3", 1, 4, 3, 2),
+        random_case("a single source position, B = 2, S = 1, H = 5", 2, 1, 5, 3),
+        random_case("scores in the hundreds, B = 2, S = 4, H = 3 (e^score overflows without the maximum subtracted)", 2, 4,
+                    3, 4, true),
+    };
+    return e;
+}
+
+}  // namespace attn::exercises
