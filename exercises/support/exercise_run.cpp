@@ -75,6 +75,17 @@ std::string ended_sentence(const Sandbox& program, const std::string& name, cons
     const std::string where = name.empty() ? "before its first case" : "in case \"" + name + "\"" +
                                                                            (function.empty() ? "" : ", inside " + function);
     const std::string output = program.output();
+    if (output.find("out-of-memory") != std::string::npos || output.find("allocation-size-too-big") != std::string::npos ||
+        output.find("RSS limit exceeded") != std::string::npos) {
+        return "your code ran out of memory " + where + ": is a size wrong, or does a loop keep allocating?";
+    }
+    const auto undefined = output.find(": runtime error: ");
+    if (undefined != std::string::npos) {
+        const std::size_t start = undefined + 17, end = output.find('\n', start);
+        return "your code crashed (undefined behaviour: " +
+               output.substr(start, end == std::string::npos ? std::string::npos : end - start) + ") " + where +
+               ". The report below names the line.";
+    }
     const auto asan = output.find("ERROR: AddressSanitizer: ");
     if (asan != std::string::npos) {
         const std::size_t start = asan + 25, end = output.find_first_of(" \n", start);
@@ -83,9 +94,6 @@ std::string ended_sentence(const Sandbox& program, const std::string& name, cons
         if (kind == "ABRT") kind = "abort";
         if (kind == "heap-buffer-overflow" || kind == "stack-buffer-overflow") kind += ": a read or write past the end of a tensor or array";
         return "your code crashed (" + kind + ") " + where + ". AddressSanitizer's report below names the line.";
-    }
-    if (output.find("RSS limit exceeded") != std::string::npos || output.find("allocation-size-too-big") != std::string::npos) {
-        return "your code ran out of memory " + where + ".";
     }
     if (program.signal() != 0) return "your code crashed (" + program.how_it_ended() + ") " + where + ".";
     return "your program ended (" + program.how_it_ended() + ") " + where +
@@ -148,6 +156,8 @@ RunReport run_cases(const Exercise& exercise, const std::string& program, const 
             event = sandbox.next(deadline);
             if (event.kind != Sandbox::Event::Kind::frame) {
                 stop(event, c.name, function);
+                report.outcomes[i].status = CaseOutcome::Status::threw;  // this case failed; the later ones never ran
+                report.outcomes[i].message = report.stopped;
                 break;
             }
             try {
@@ -168,6 +178,8 @@ RunReport run_cases(const Exercise& exercise, const std::string& program, const 
                 event.kind = Sandbox::Event::Kind::protocol_error;
                 event.detail = e.what();
                 stop(event, c.name, function);
+                report.outcomes[i].status = CaseOutcome::Status::threw;
+                report.outcomes[i].message = report.stopped;
                 break;
             }
             if (on_case) on_case(i, report.outcomes[i]);

@@ -1,5 +1,7 @@
 #include "report.hpp"
 
+#include <cstdio>
+
 #include "attn/shape.hpp"
 #include "sandbox.hpp"
 #include "tutor/tensor_format.hpp"
@@ -18,6 +20,17 @@ std::string indent(const std::string& text, const std::string& prefix) {
         if (text[i] == '\n' && i + 1 < text.size()) out += prefix;
     }
     return out;
+}
+
+// When the summary's six digits show the same number twice, the digits that differ.
+std::string same_when_rounded(const tutor::Comparison& comparison) {
+    char expected[32], got[32];
+    std::snprintf(expected, sizeof expected, "%.6g", comparison.worst_expected);
+    std::snprintf(got, sizeof got, "%.6g", comparison.worst_got);
+    if (!comparison.shapes_match || std::string(expected) != got) return "";
+    std::snprintf(expected, sizeof expected, "%.17g", comparison.worst_expected);
+    std::snprintf(got, sizeof got, "%.17g", comparison.worst_got);
+    return std::string(" — in full: expected ") + expected + ", got " + got;
 }
 
 }  // namespace
@@ -50,7 +63,7 @@ void print_case(std::ostream& out, const tutor::Terminal& terminal, const Case& 
                     out << "  " << paint(terminal, Style::good, "✓") << " " << name << ": " << comparison.summary() << "\n";
                     continue;
                 }
-                out << "  " << bad << " " << name << ": " << comparison.summary() << "\n"
+                out << "  " << bad << " " << name << ": " << comparison.summary() << same_when_rounded(comparison) << "\n"
                     << "    expected:\n" << indent(tutor::format_like_pytorch(c.expected[k].value), "      ") << "\n";
                 const auto got = outcome.got.find(name);
                 if (got != outcome.got.end() && got->second.size() <= 4096) {

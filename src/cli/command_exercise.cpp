@@ -66,8 +66,8 @@ std::string fingerprint(const exercises::RunReport& run) {
     return text;
 }
 
-Round check_once(const tutor::ExerciseInfo& info, const exercises::Exercise& exercise, const std::string& student_file,
-                 const ExerciseOptions& options, const tutor::Terminal& terminal) {
+Round check_once(const exercises::Exercise& exercise, const std::string& student_file, const ExerciseOptions& options,
+                 const tutor::Terminal& terminal) {
     Round round;
     std::string shown = student_file;
     const std::string source = fs::path(tutor::source_directory()).lexically_normal().string() + "/";
@@ -93,6 +93,7 @@ Round check_once(const tutor::ExerciseInfo& info, const exercises::Exercise& exe
     limits.seconds_per_case = options.time_limit;
     limits.address_sanitizer = ATTN_EXERCISE_ASAN != 0;
     exercises::print_heading(std::cout, terminal, exercise);
+    std::cout.flush();  // the heading marks the start of the run (tests time the run from it)
     bool not_implemented_shown = false;
     const exercises::RunReport run = exercises::run_cases(exercise, build.program, limits, [&](std::size_t i, const CaseOutcome& o) {
         exercises::print_case(std::cout, terminal, exercise.cases[i], o, not_implemented_shown);
@@ -104,12 +105,10 @@ Round check_once(const tutor::ExerciseInfo& info, const exercises::Exercise& exe
     round.untouched_stub = run.stopped.empty() && run.count(CaseOutcome::Status::not_implemented) == run.outcomes.size();
     round.numbers = fingerprint(run);
     round.failing_step = diagnosis.failing_step;
-    (void)info;
     return round;
 }
 
-void print_hint(const tutor::ExerciseInfo& info, const std::vector<tutor::Hint>& hints, int number, const std::string& note,
-                const tutor::Terminal& terminal) {
+void print_hint(const std::vector<tutor::Hint>& hints, int number, const std::string& note, const tutor::Terminal& terminal) {
     if (number <= 0) return;
     const tutor::Hint& hint = hints[static_cast<std::size_t>(number - 1)];
     std::string about;
@@ -117,7 +116,6 @@ void print_hint(const tutor::ExerciseInfo& info, const std::vector<tutor::Hint>&
     const std::string title = "Hint " + std::to_string(number) + " of " + std::to_string(hints.size()) +
                               (about.empty() ? "" : " (" + about + ")") + note;
     std::cout << "\n" << paint(terminal, tutor::Style::heading, title) << "\n" << tutor::render_markdown(hint.text, terminal) << "\n";
-    (void)info;
 }
 
 void record(const tutor::ExerciseInfo& info, const Round& round, const tutor::Terminal& terminal) {
@@ -131,12 +129,12 @@ void record(const tutor::ExerciseInfo& info, const Round& round, const tutor::Te
     } else {
         const auto hints = tutor::read_hints(info.hints_path);
         if (round.untouched_stub && !hints.empty()) {
-            print_hint(info, hints, 1, "", terminal);  // the first hint is free: it uses nothing up
-        } else if (!round.numbers.empty()) {
+            print_hint(hints, 1, "", terminal);  // the first hint is free: it uses nothing up
+        } else if (!round.numbers.empty() && !round.failing_step.empty()) {  // wrong numbers, not a crash or a throw
             bool revealed = false;
             const bool unchanged = round.numbers == entry.last_numbers;
             const int number = tutor::hint_after_failure(hints, entry, round.failing_step, round.numbers, revealed);
-            print_hint(info, hints, number, unchanged ? " — again: your numbers have not changed" : revealed ? "" : " — again", terminal);
+            print_hint(hints, number, unchanged ? " — again: your numbers have not changed" : revealed ? "" : " — again", terminal);
             if (number == 0 && unchanged) {
                 std::cout << "\nYour numbers are the same as last time. `attn exercise " << info.number
                           << " --hint` shows the next hint.\n";
@@ -178,13 +176,13 @@ int run_exercise(const GlobalOptions&, const ExerciseOptions& options) {
         tutor::Progress progress = tutor::read_progress(tutor::progress_path());
         const int number = tutor::next_hint_on_demand(hints, progress[info.number]);
         if (number == 0) std::cout << "Exercise " << info.number << " has no hints.\n";
-        print_hint(info, hints, number, "", terminal);
+        print_hint(hints, number, "", terminal);
         tutor::write_progress(tutor::progress_path(), progress);
         return exit_success;
     }
     const std::string student_file = student_file_of(info, options);
     const exercises::Exercise exercise = exercises::exercise_definition(info.number, tutor::source_directory());
-    Round round = check_once(info, exercise, student_file, options, terminal);
+    Round round = check_once(exercise, student_file, options, terminal);
     record(info, round, terminal);
     if (round.internal_error) return exit_internal_error;
     if (!options.watch) return round.passed ? exit_success : exit_check_failed;
@@ -199,7 +197,7 @@ int run_exercise(const GlobalOptions&, const ExerciseOptions& options) {
         if (error || now == last) continue;
         last = now;
         std::cout << "\n" << paint(terminal, tutor::Style::heading, "── changed: checking again ──") << "\n";
-        round = check_once(info, exercise, student_file, options, terminal);
+        round = check_once(exercise, student_file, options, terminal);
         record(info, round, terminal);
         std::cout << paint(terminal, tutor::Style::dim, "watching " + student_file + " — Ctrl-C to stop") << std::endl;
     }
