@@ -30,6 +30,16 @@ CommandResult check(int number, const std::string& file, const TempDir& state, s
     return attn::testing::run_attn(arguments, {{"ATTN_STATE_DIR", state.path()}});
 }
 
+// Checks tests/data/exercises/`file` as exercise `number`: the exit code and every fragment of the output.
+CommandResult expect_run(int number, const std::string& file, int exit_code, const std::vector<std::string>& fragments,
+                         const TempDir& state = TempDir()) {
+    const CommandResult r = check(number, fixtures + file, state);
+    INFO(file << "\n" << r.out << r.err);
+    CHECK(r.exit_code == exit_code);
+    for (const auto& fragment : fragments) CHECK_THAT(r.out, Catch::Contains(fragment));
+    return r;
+}
+
 std::string progress_of(const TempDir& state) { return attn::testing::read_file(state.path() + "/progress"); }
 
 // Is process `pid` gone (or a zombie waiting for its parent, which runs no code)?
@@ -125,63 +135,44 @@ TEST_CASE("sandbox - a segmentation fault is reported with its case, and the cas
 }
 
 TEST_CASE("sandbox - an abort is a crash", "[exercises][sandbox]") {
-    TempDir state;
-    const auto r = check(1, fixtures + "hostile/abort.cpp", state);
-    INFO(r.out);
-    CHECK(r.exit_code == 1);
-    CHECK_THAT(r.out, Catch::Contains("your code crashed (") && Catch::Contains("abort") && Catch::Contains("inside exercise::dot_attention"));
+    expect_run(1, "hostile/abort.cpp", 1, {"your code crashed (", "abort", "inside exercise::dot_attention"});
 }
 
 TEST_CASE("sandbox - throw 42 is reported like an exception, case by case", "[exercises][sandbox]") {
-    TempDir state;
-    const auto r = check(1, fixtures + "hostile/throw_42.cpp", state);
-    INFO(r.out);
-    CHECK(r.exit_code == 1);
-    CHECK_THAT(r.out, Catch::Contains("your code threw a value of type int, which is not a std::exception") &&
-                          Catch::Contains("0 passed, 6 failed"));
+    const auto r = expect_run(1, "hostile/throw_42.cpp", 1,
+                              {"your code threw a value of type int, which is not a std::exception", "0 passed, 6 failed"});
     CHECK_THAT(r.out, !Catch::Contains("terminate called"));
 }
 
 TEST_CASE("sandbox - exit(0) in the student's code is a failure, not a pass", "[exercises][sandbox]") {
     TempDir state;
-    const auto r = check(1, fixtures + "hostile/exit_0.cpp", state);
-    INFO(r.out);
-    CHECK(r.exit_code == 1);
-    CHECK_THAT(r.out, Catch::Contains("your program ended (exit status 0) in case") &&
-                          Catch::Contains("before reporting its results") && Catch::Contains("0 passed, 1 failed, 5 not run"));
+    const auto r = expect_run(1, "hostile/exit_0.cpp", 1,
+                              {"your program ended (exit status 0) in case", "before reporting its results", "0 passed, 1 failed, 5 not run"},
+                              state);
     CHECK_THAT(r.out, !Catch::Contains("passes."));
     CHECK_THAT(progress_of(state), Catch::Contains("exercise 1 failing"));
 }
 
 TEST_CASE("sandbox - a link error shows the undefined symbol, demangled, and the student's line", "[exercises][sandbox]") {
-    TempDir state;
-    const auto r = check(1, fixtures + "hostile/link_error.cpp", state);
-    INFO(r.out);
-    CHECK(r.exit_code == 1);
-    CHECK_THAT(r.out, Catch::Contains("your code does not compile") &&
-                          Catch::Contains("undefined reference to `helper_never_defined(") &&
-                          Catch::Contains("tests/data/exercises/hostile/link_error.cpp:11"));
+    const auto r = expect_run(1, "hostile/link_error.cpp", 1,
+                              {"your code does not compile", "undefined reference to `helper_never_defined(",
+                               "tests/data/exercises/hostile/link_error.cpp:11"});
     CHECK_THAT(r.out, !Catch::Contains("_Z"));
     CHECK_THAT(r.out, !Catch::Contains("Hint"));  // a compile error uses no hint
 }
 
 TEST_CASE("sandbox - calling the library's own implementation is refused before anything runs", "[exercises][sandbox]") {
     TempDir state;
-    const auto r = check(1, fixtures + "hostile/library_call.cpp", state);
-    INFO(r.out);
-    CHECK(r.exit_code == 1);
-    CHECK_THAT(r.out, Catch::Contains("asks you to write attn::dot_attention yourself, and your code calls the library's "
-                                      "attn::dot_attention"));
+    const auto r = expect_run(1, "hostile/library_call.cpp", 1,
+                              {"asks you to write attn::dot_attention yourself, and your code calls the library's attn::dot_attention"},
+                              state);
     CHECK_THAT(r.out, !Catch::Contains("Exercise 1 · "));
     CHECK_THAT(progress_of(state), Catch::Contains("exercise 1 failing"));
 }
 
 TEST_CASE("sandbox - an index past the end names the index", "[exercises][sandbox]") {
-    TempDir state;
-    const auto r = check(1, fixtures + "hostile/off_by_one.cpp", state);
-    INFO(r.out);
-    CHECK(r.exit_code == 1);
-    CHECK_THAT(r.out, Catch::Contains("your code read or wrote outside a tensor: index 2 is out of bounds for axis 1 with size 2"));
+    expect_run(1, "hostile/off_by_one.cpp", 1,
+               {"your code read or wrote outside a tensor: index 2 is out of bounds for axis 1 with size 2"});
 }
 
 TEST_CASE("sandbox - a write past the end through a pointer is caught where AddressSanitizer is built in", "[exercises][sandbox]") {
@@ -189,21 +180,13 @@ TEST_CASE("sandbox - a write past the end through a pointer is caught where Addr
         WARN("the student's programs are built without AddressSanitizer here: nothing to check");
         return;
     }
-    TempDir state;
-    const auto r = check(1, fixtures + "hostile/heap_overflow.cpp", state);
-    INFO(r.out);
-    CHECK(r.exit_code == 1);
-    CHECK_THAT(r.out, Catch::Contains("your code crashed (heap-buffer-overflow") &&
-                          Catch::Contains("tests/data/exercises/hostile/heap_overflow.cpp:12"));
+    expect_run(1, "hostile/heap_overflow.cpp", 1,
+               {"your code crashed (heap-buffer-overflow", "tests/data/exercises/hostile/heap_overflow.cpp:12"});
 }
 
 TEST_CASE("sandbox - float accumulators are called float precision", "[exercises][sandbox]") {
-    TempDir state;
-    const auto r = check(1, fixtures + "hostile/float_precision.cpp", state);
-    INFO(r.out);
-    CHECK(r.exit_code == 1);
-    CHECK_THAT(r.out, Catch::Contains("this looks like float (single) precision") && Catch::Contains("computes in double") &&
-                          Catch::Contains("in full: expected"));
+    expect_run(1, "hostile/float_precision.cpp", 1,
+               {"this looks like float (single) precision", "computes in double", "in full: expected"});
 }
 
 TEST_CASE("sandbox - megabytes of output are capped, and a right answer still passes", "[exercises][sandbox]") {
@@ -215,19 +198,12 @@ TEST_CASE("sandbox - megabytes of output are capped, and a right answer still pa
 }
 
 TEST_CASE("sandbox - a memory hog is stopped by the memory limit", "[exercises][sandbox]") {
-    TempDir state;
-    const auto r = check(1, fixtures + "hostile/memory_hog.cpp", state);
-    INFO(r.out);
-    CHECK(r.exit_code == 1);
+    const auto r = expect_run(1, "hostile/memory_hog.cpp", 1, {});
     CHECK_THAT(r.out, Catch::Contains("ran out of memory") || Catch::Contains("std::bad_alloc"));
 }
 
 TEST_CASE("sandbox - garbage on the report channel fails the run", "[exercises][sandbox]") {
-    TempDir state;
-    const auto r = check(1, fixtures + "hostile/report_channel.cpp", state);
-    INFO(r.out);
-    CHECK(r.exit_code == 1);
-    CHECK_THAT(r.out, Catch::Contains("wrote something the checker cannot read on its report channel"));
+    expect_run(1, "hostile/report_channel.cpp", 1, {"wrote something the checker cannot read on its report channel"});
 }
 
 TEST_CASE("sandbox - the lessons' own traps are named", "[exercises][sandbox]") {

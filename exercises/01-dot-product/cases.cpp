@@ -13,14 +13,10 @@ const std::vector<std::string> step_names = {"scores", "weights", "context"};
 
 std::vector<DynamicTensor> values_of(const AttentionStep& step) { return {step.scores, step.weights, step.context}; }
 
-Case make_case(std::string name, const Tensor3& encoder_outputs, const Matrix& decoder_output, const AttentionStep& right,
-               const StepSelection& steps, tutor::Tolerance tolerance) {
-    Case c;
-    c.name = std::move(name);
-    c.call = "dot_attention";
-    c.inputs = {{"encoder_outputs", encoder_outputs}, {"decoder_output", decoder_output}};
-    c.expected = steps.expected;
-    c.tolerance = tolerance;
+Case exercise_case(std::string name, const Tensor3& encoder_outputs, const Matrix& decoder_output, const AttentionStep& right,
+                   const StepSelection& steps, tutor::Tolerance tolerance) {
+    Case c = make_case(std::move(name), "dot_attention",
+                       {{"encoder_outputs", encoder_outputs}, {"decoder_output", decoder_output}}, steps, tolerance);
     c.mistakes = [=] {
         using namespace attn::mistakes;
         return MistakeTable{{"softmax_over_batch", steps.pick(values_of(softmax_over_batch(right, encoder_outputs)))},
@@ -35,8 +31,8 @@ Case document_case(const tutor::LessonDocument& document, std::string name, cons
     const auto inputs = document.inputs(example);
     const Tensor3 encoder_outputs = inputs.at("encoder_outputs");
     const Matrix decoder_output = inputs.at("decoder_output");
-    return make_case(std::move(name), encoder_outputs, decoder_output, dot_attention(encoder_outputs, decoder_output),
-                     document_steps(document, example, step_names, step_names), {1e-6, 1e-6});
+    return exercise_case(std::move(name), encoder_outputs, decoder_output, dot_attention(encoder_outputs, decoder_output),
+                         document_steps(document, example, step_names, step_names), {1e-6, 1e-6});
 }
 
 // `overflowing`: the decoder outputs scaled until every row's largest score is in the hundreds
@@ -47,8 +43,8 @@ Case random_case(std::string name, std::size_t B, std::size_t S, std::size_t H, 
     Matrix decoder_output = draw.normal<Matrix>({B, H});
     if (overflowing) decoder_output *= overflowing_scale(dot_attention(encoder_outputs, decoder_output).scores);
     const AttentionStep right = dot_attention(encoder_outputs, decoder_output);
-    return make_case(std::move(name), encoder_outputs, decoder_output, right, all_steps(step_names, values_of(right)),
-                     {1e-9, 1e-9});
+    return exercise_case(std::move(name), encoder_outputs, decoder_output, right, all_steps(step_names, values_of(right)),
+                         {1e-9, 1e-9});
 }
 
 }  // namespace
@@ -59,15 +55,12 @@ Exercise exercise01(const std::string& source) {
     e.title = "dot-product attention";
     e.practised = "attn::dot_attention";
     e.mistakes = {
-        {"softmax_over_batch", "the softmax ran over the batch axis (dim=0) instead of over the source positions (dim=1): "
-                               "each row of weights must sum to 1."},
+        softmax_over_batch_mistake(),
         {"without_softmax", "the raw scores were used as weights: the softmax step is missing."},
         {"weights_all_one", "every weight is 1: the softmax ran over an axis of size one, lesson 1's `.squeeze()` trap "
                             "(a (1, S) tensor softmaxed over dim 0). Take it along each row of scores, over the S source "
                             "positions."},
-        {"unshifted_softmax", "your softmax computes e^score without subtracting the row's maximum first: with scores in "
-                              "the hundreds e^score overflows to ∞, and ∞ / ∞ is NaN. Subtract each row's maximum before "
-                              "exponentiating; it changes nothing else."},
+        unshifted_softmax_mistake("Subtract each row's maximum before exponentiating; it changes nothing else."),
     };
     const auto document = tutor::read_lesson_document(source + "/lessons/01-dot-product/README.md");
     e.cases = {

@@ -6,8 +6,9 @@
 //     ./tutor exercise 1
 //
 // to check it against the lesson's worked example and against the library on random inputs.
-// Stuck? A run whose numbers changed and still fail shows the next hint (`--hint` shows one at once). `./tutor exercise 1 --reset` gives you a fresh copy
-// of this file (yours is kept as a backup).
+// Stuck? A run whose numbers changed and still fail shows the next hint; `./tutor exercise 1 --hint`
+// shows one at once, and `./tutor exercise 1 --reset` gives you a fresh copy of this file (yours is
+// kept as a backup).
 //
 // Shapes: B batch · S source positions · H hidden size.
 // Useful: attn::Matrix::from_shape({B, S}) makes an uninitialised (B, S) matrix; x(b, s, h)

@@ -14,14 +14,11 @@ std::vector<DynamicTensor> values_of(const LuongGeneralStep& step) {
     return {step.projected, step.scores, step.weights, step.context};
 }
 
-Case make_case(std::string name, const Tensor3& encoder_outputs, const Matrix& decoder_output, const Matrix& W_a,
-               const LuongGeneralStep& right, const StepSelection& steps, tutor::Tolerance tolerance) {
-    Case c;
-    c.name = std::move(name);
-    c.call = "luong_general_attention";
-    c.inputs = {{"encoder_outputs", encoder_outputs}, {"decoder_output", decoder_output}, {"W_a", W_a}};
-    c.expected = steps.expected;
-    c.tolerance = tolerance;
+Case exercise_case(std::string name, const Tensor3& encoder_outputs, const Matrix& decoder_output, const Matrix& W_a,
+                   const LuongGeneralStep& right, const StepSelection& steps, tutor::Tolerance tolerance) {
+    Case c = make_case(std::move(name), "luong_general_attention",
+                       {{"encoder_outputs", encoder_outputs}, {"decoder_output", decoder_output}, {"W_a", W_a}}, steps,
+                       tolerance);
     c.mistakes = [=] {
         using namespace attn::mistakes;
         return MistakeTable{
@@ -38,9 +35,9 @@ Case document_case(const tutor::LessonDocument& document, std::string name, cons
     const Tensor3 encoder_outputs = inputs.at("encoder_outputs");
     const Matrix decoder_output = inputs.at("decoder_output");
     const Matrix W_a = inputs.at("W");
-    return make_case(std::move(name), encoder_outputs, decoder_output, W_a,
-                     luong_general_attention(encoder_outputs, decoder_output, W_a),
-                     document_steps(document, example, step_names, step_names), {1e-6, 1e-6});
+    return exercise_case(std::move(name), encoder_outputs, decoder_output, W_a,
+                         luong_general_attention(encoder_outputs, decoder_output, W_a),
+                         document_steps(document, example, step_names, step_names), {1e-6, 1e-6});
 }
 
 // `overflowing`: the decoder outputs scaled until every row's largest score is in the hundreds.
@@ -51,8 +48,8 @@ Case random_case(std::string name, std::size_t B, std::size_t S, std::size_t H, 
     const Matrix W_a = draw.normal<Matrix>({H, H});
     if (overflowing) decoder_output *= overflowing_scale(luong_general_attention(encoder_outputs, decoder_output, W_a).scores);
     const LuongGeneralStep right = luong_general_attention(encoder_outputs, decoder_output, W_a);
-    return make_case(std::move(name), encoder_outputs, decoder_output, W_a, right, all_steps(step_names, values_of(right)),
-                     {1e-9, 1e-9});
+    return exercise_case(std::move(name), encoder_outputs, decoder_output, W_a, right, all_steps(step_names, values_of(right)),
+                         {1e-9, 1e-9});
 }
 
 }  // namespace
@@ -66,13 +63,10 @@ Exercise exercise02(const std::string& source) {
         {"weight_transposed", "W where Wᵀ was meant: encoder_outputs @ W_a computes h̄_sᵀ W_a h_t (the seed's first "
                               "LuAttention), but W_a is stored as nn.Linear stores it, so projected[i] = Σ_j W_a[i, j] · "
                               "h̄_s[j] (row i of W_a)."},
-        {"softmax_over_batch", "the softmax ran over the batch axis (dim=0) instead of over the source positions (dim=1): "
-                               "each row of weights must sum to 1."},
+        softmax_over_batch_mistake(),
         {"context_of_projected", "the context averaged the projected encoder outputs W_a h̄_s instead of the original h̄_s: "
                                  "W_a only changes how the positions are scored."},
-        {"unshifted_softmax", "your softmax computes e^score without subtracting the row's maximum first: with scores in "
-                              "the hundreds e^score overflows to ∞, and ∞ / ∞ is NaN. Subtract each row's maximum before "
-                              "exponentiating; it changes nothing else."},
+        unshifted_softmax_mistake("Subtract each row's maximum before exponentiating; it changes nothing else."),
     };
     const auto document = tutor::read_lesson_document(source + "/lessons/02-luong/README.md");
     e.cases = {

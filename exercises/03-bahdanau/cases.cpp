@@ -22,15 +22,12 @@ struct Inputs {
     Vector b1, b2;
 };
 
-Case make_case(std::string name, const Inputs& in, const BahdanauStep& right, const StepSelection& steps,
-               tutor::Tolerance tolerance) {
-    Case c;
-    c.name = std::move(name);
-    c.call = "bahdanau_attention";
-    c.inputs = {{"encoder_outputs", in.encoder_outputs}, {"decoder_output", in.decoder_output}, {"W1", in.W1},
-                {"b1", in.b1}, {"w2", in.w2}, {"b2", in.b2}};
-    c.expected = steps.expected;
-    c.tolerance = tolerance;
+Case exercise_case(std::string name, const Inputs& in, const BahdanauStep& right, const StepSelection& steps,
+                   tutor::Tolerance tolerance) {
+    Case c = make_case(std::move(name), "bahdanau_attention",
+                       {{"encoder_outputs", in.encoder_outputs}, {"decoder_output", in.decoder_output}, {"W1", in.W1},
+                        {"b1", in.b1}, {"w2", in.w2}, {"b2", in.b2}},
+                       steps, tolerance);
     c.mistakes = [=] {
         using namespace attn::mistakes;
         const auto& [A, b, W1, w2, b1, b2] = in;
@@ -51,7 +48,8 @@ Case document_case(const tutor::LessonDocument& document, std::string name) {
     const auto inputs = document.inputs("main");
     const Inputs in{inputs.at("encoder_outputs"), inputs.at("decoder_output"), inputs.at("W1"), inputs.at("w2"),
                     inputs.at("b1"), inputs.at("b2")};
-    return make_case(std::move(name), in, right_of(in), document_steps(document, "main", step_names, step_names), {1e-6, 1e-6});
+    return exercise_case(std::move(name), in, right_of(in), document_steps(document, "main", step_names, step_names),
+                         {1e-6, 1e-6});
 }
 
 // Layer weights of about 1/√(2H), as nn.Linear initialises them (the tanh stays away from ±1).
@@ -72,7 +70,7 @@ Case random_case(std::string name, std::size_t B, std::size_t S, std::size_t H, 
         in.b2 *= scale;
     }
     const BahdanauStep right = right_of(in);
-    return make_case(std::move(name), in, right, all_steps(step_names, values_of(right)), {1e-9, 1e-9});
+    return exercise_case(std::move(name), in, right, all_steps(step_names, values_of(right)), {1e-9, 1e-9});
 }
 
 }  // namespace
@@ -88,11 +86,8 @@ Exercise exercise03(const std::string& source) {
         {"reshape_not_transpose", "h was reshaped to (2H, S) instead of transposed (the seed's first BaAttention): each "
                                   "column fed to W1 mixes numbers of several positions and of h_t — take "
                                   "concatenated(b, s, ·) for position s."},
-        {"softmax_over_batch", "the softmax ran over the batch axis (dim=0) instead of over the source positions (dim=1): "
-                               "each row of weights must sum to 1."},
-        {"unshifted_softmax", "your softmax computes e^score without subtracting the row's maximum first: with scores in "
-                              "the hundreds e^score overflows to ∞, and ∞ / ∞ is NaN. Subtract each row's maximum before "
-                              "exponentiating; it changes nothing else."},
+        softmax_over_batch_mistake(),
+        unshifted_softmax_mistake("Subtract each row's maximum before exponentiating; it changes nothing else."),
     };
     const auto document = tutor::read_lesson_document(source + "/lessons/03-bahdanau/README.md");
     e.cases = {

@@ -6,8 +6,9 @@
 //     ./tutor exercise 3
 //
 // to check it against the lesson's worked example and against the library on random inputs.
-// Stuck? A run whose numbers changed and still fail shows the next hint (`--hint` shows one at once). `./tutor exercise 3 --reset` gives you a fresh copy
-// of this file (yours is kept as a backup).
+// Stuck? A run whose numbers changed and still fail shows the next hint; `./tutor exercise 3 --hint`
+// shows one at once, and `./tutor exercise 3 --reset` gives you a fresh copy of this file (yours is
+// kept as a backup).
 //
 // Shapes: B batch · S source positions · H hidden size.
 // W1 and w2 are stored as nn.Linear stores its weight, (out, in): row i makes output unit i.

@@ -21,14 +21,10 @@ ScaledDotProductAttentionResult right_of(const Tensor3& Q, const Tensor3& K, con
     return scaled_dot_product_attention(Q, K, V, options);
 }
 
-Case make_case(std::string name, const Tensor3& Q, const Tensor3& K, const Tensor3& V, bool causal,
-               const ScaledDotProductAttentionResult& right, const StepSelection& steps, tutor::Tolerance tolerance) {
-    Case c;
-    c.name = std::move(name);
-    c.call = "scaled_dot_product_attention";
-    c.inputs = {{"Q", Q}, {"K", K}, {"V", V}, {"causal", number(causal ? 1.0 : 0.0)}};
-    c.expected = steps.expected;
-    c.tolerance = tolerance;
+Case exercise_case(std::string name, const Tensor3& Q, const Tensor3& K, const Tensor3& V, bool causal,
+                   const ScaledDotProductAttentionResult& right, const StepSelection& steps, tutor::Tolerance tolerance) {
+    Case c = make_case(std::move(name), "scaled_dot_product_attention",
+                       {{"Q", Q}, {"K", K}, {"V", V}, {"causal", number(causal ? 1.0 : 0.0)}}, steps, tolerance);
     c.mistakes = [=] {
         using namespace attn::mistakes;
         MistakeTable table{{"unscaled", steps.pick(values_of(attention_unscaled(Q, K, V, causal)))},
@@ -51,8 +47,8 @@ Case document_case(const tutor::LessonDocument& document, std::string name, cons
                    const char* q = "Q", const char* k = "K", const char* v = "V") {
     const auto inputs = document.inputs(example);
     const Tensor3 Q = inputs.at(q), K = inputs.at(k), V = inputs.at(v);
-    return make_case(std::move(name), Q, K, V, causal, right_of(Q, K, V, causal),
-                     document_steps(document, example, step_names, step_names), {1e-6, 1e-6});
+    return exercise_case(std::move(name), Q, K, V, causal, right_of(Q, K, V, causal),
+                         document_steps(document, example, step_names, step_names), {1e-6, 1e-6});
 }
 
 // `overflowing`: the queries scaled until every row's largest visible score is in the hundreds.
@@ -63,7 +59,7 @@ Case random_case(std::string name, std::size_t B, std::size_t T, std::size_t S, 
     const Tensor3 K = draw.normal<Tensor3>({B, S, d_k}), V = draw.normal<Tensor3>({B, S, d_v});
     if (overflowing) Q *= overflowing_scale(right_of(Q, K, V, causal).masked_scores);
     const ScaledDotProductAttentionResult right = right_of(Q, K, V, causal);
-    return make_case(std::move(name), Q, K, V, causal, right, all_steps(step_names, values_of(right)), {1e-9, 1e-9});
+    return exercise_case(std::move(name), Q, K, V, causal, right, all_steps(step_names, values_of(right)), {1e-9, 1e-9});
 }
 
 }  // namespace
@@ -84,9 +80,8 @@ Exercise exercise04(const std::string& source) {
                                "rows that no longer sum to 1 — put −∞ in the scores before the softmax instead."},
         {"scores_multiplied_by_mask", "the scores were multiplied by the 0/1 mask instead of getting −∞: a hidden key's "
                                       "score becomes 0, and e^0 = 1 still gives it weight."},
-        {"unshifted_softmax", "your softmax computes e^score without subtracting the row's maximum first: with scores in "
-                              "the hundreds e^score overflows to ∞, and ∞ / ∞ is NaN. Subtract each row's maximum (of the "
-                              "keys it may see) before exponentiating; it changes nothing else."},
+        unshifted_softmax_mistake("Subtract each row's maximum (of the keys it may see) before exponentiating; it "
+                                  "changes nothing else."),
     };
     const auto document = tutor::read_lesson_document(source + "/lessons/04-causal-self-attention/README.md");
     e.cases = {

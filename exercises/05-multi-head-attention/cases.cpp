@@ -46,12 +46,7 @@ NamedTensors request_of(const Inputs& in) {
 
 Case attention_case(std::string name, const Inputs& in, const MultiHeadAttentionResult& right, const StepSelection& steps,
                     tutor::Tolerance tolerance) {
-    Case c;
-    c.name = std::move(name);
-    c.call = "multi_head_attention";
-    c.inputs = request_of(in);
-    c.expected = steps.expected;
-    c.tolerance = tolerance;
+    Case c = make_case(std::move(name), "multi_head_attention", request_of(in), steps, tolerance);
     c.mistakes = [=] {
         using namespace attn::mistakes;
         const auto& w = in.weights;
@@ -80,12 +75,8 @@ Case attention_case(std::string name, const Inputs& in, const MultiHeadAttention
 /// split_heads(x, h) and merge_heads(y) in one case; `expected` is either every step or the document's.
 Case split_merge_case(std::string name, const Tensor3& x, std::size_t heads, const Tensor4& y, const StepSelection& steps,
                       tutor::Tolerance tolerance) {
-    Case c;
-    c.name = std::move(name);
-    c.call = "split_and_merge";
-    c.inputs = {{"x", x}, {"y", y}, {"heads", number(double(heads))}};
-    c.expected = steps.expected;
-    c.tolerance = tolerance;
+    Case c = make_case(std::move(name), "split_and_merge", {{"x", x}, {"y", y}, {"heads", number(double(heads))}}, steps,
+                       tolerance);
     c.mistakes = [=] {
         using namespace attn::mistakes;
         const DynamicTensor split = split_heads(x, heads), merged = merge_heads(y);
@@ -197,9 +188,7 @@ Exercise exercise05(const std::string& source) {
                                  "e^(−∞ − (−∞)) = NaN. The lesson gives such a row weights of zero (and the query the "
                                  "output b_o): check for a row with no visible key, or use attn::softmax_last_axis, "
                                  "which does."},
-        {"unshifted_softmax", "your softmax computes e^score without subtracting the row's maximum first: with scores in "
-                              "the hundreds e^score overflows to ∞, and ∞ / ∞ is NaN. Subtract each row's maximum before "
-                              "exponentiating, or use attn::softmax_last_axis."},
+        unshifted_softmax_mistake("Subtract each row's maximum before exponentiating, or use attn::softmax_last_axis."),
         {"without_output_projection", "the output projection is missing: when w_o is given, output = context W_oᵀ + b_o "
                                       "(only without w_o is the output the context itself)."},
     };

@@ -8,8 +8,9 @@
 //     ./tutor exercise 5
 //
 // to check them against the lesson's worked example and padded batch and against the library on
-// random inputs. Stuck? A run whose numbers changed and still fail shows the next hint (`--hint` shows one at once). `./tutor exercise 5 --reset` gives
-// you a fresh copy of this file (yours is kept as a backup).
+// random inputs. Stuck? A run whose numbers changed and still fail shows the next hint;
+// `./tutor exercise 5 --hint` shows one at once, and `./tutor exercise 5 --reset` gives you a fresh
+// copy of this file (yours is kept as a backup).
 //
 // Shapes: B batch · T queries · S keys · D model width · h heads · d_k = D / h per head.
 // Useful: attn::linear(x, W, b) (attn/linear.hpp) computes x Wᵀ + b over the last axis of a

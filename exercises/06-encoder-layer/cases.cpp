@@ -28,12 +28,8 @@ std::vector<DynamicTensor> values_of(const LayerNormStep& step) { return {step.m
 
 Case norm_case(std::string name, const Matrix& x, const Vector& weight, const Vector& bias, double eps,
                const StepSelection& steps) {
-    Case c;
-    c.name = std::move(name);
-    c.call = "layer_norm";
-    c.inputs = {{"x", x}, {"weight", weight}, {"bias", bias}, {"eps", number(eps)}};
-    c.expected = steps.expected;
-    c.tolerance = tight;
+    Case c = make_case(std::move(name), "layer_norm", {{"x", x}, {"weight", weight}, {"bias", bias}, {"eps", number(eps)}},
+                       steps, tight);
     c.mistakes = [=] {
         using namespace attn::mistakes;
         MistakeTable table{{"eps_outside_sqrt", steps.pick(values_of(layer_norm_eps_outside_sqrt(x, weight, bias, eps)))},
@@ -101,12 +97,7 @@ NamedTensors request_of(const LayerInputs& in) {
 }
 
 Case layer_case(std::string name, const LayerInputs& in, const EncoderLayerStep& right, const StepSelection& steps) {
-    Case c;
-    c.name = std::move(name);
-    c.call = "transformer_encoder_layer";
-    c.inputs = request_of(in);
-    c.expected = steps.expected;
-    c.tolerance = tight;
+    Case c = make_case(std::move(name), "transformer_encoder_layer", request_of(in), steps, tight);
     c.mistakes = [=] {
         using namespace attn::mistakes;
         const auto& [x, w, options] = in;

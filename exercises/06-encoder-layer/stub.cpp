@@ -7,8 +7,9 @@
 //     ./tutor exercise 6
 //
 // to check them against the lesson's worked examples and against the library on random inputs.
-// Stuck? A run whose numbers changed and still fail shows the next hint (`--hint` shows one at once). `./tutor exercise 6 --reset` gives you a fresh copy
-// of this file (yours is kept as a backup).
+// Stuck? A run whose numbers changed and still fail shows the next hint; `./tutor exercise 6 --hint`
+// shows one at once, and `./tutor exercise 6 --reset` gives you a fresh copy of this file (yours is
+// kept as a backup).
 //
 // The point of this exercise is the layer norm and the order of norms and residual connections:
 // call the library's attn::multi_head_attention (lesson 5, attn/multi_head_attention.hpp) and

@@ -56,6 +56,26 @@ double overflowing_scale(const DynamicTensor& scores) {
     return scale;
 }
 
+Case make_case(std::string name, std::string call, NamedTensors inputs, const StepSelection& steps, tutor::Tolerance tolerance) {
+    Case c;
+    c.name = std::move(name);
+    c.call = std::move(call);
+    c.inputs = std::move(inputs);
+    c.expected = steps.expected;
+    c.tolerance = tolerance;
+    return c;
+}
+
+KnownMistake softmax_over_batch_mistake() {
+    return {"softmax_over_batch", "the softmax ran over the batch axis (dim=0) instead of over the source positions (dim=1): "
+                                  "each row of weights must sum to 1."};
+}
+
+KnownMistake unshifted_softmax_mistake(const std::string& remedy) {
+    return {"unshifted_softmax", "your softmax computes e^score without subtracting the row's maximum first: with scores in "
+                                 "the hundreds e^score overflows to ∞, and ∞ / ∞ is NaN. " + remedy};
+}
+
 std::vector<std::string> prefixed(const std::string& prefix, const std::vector<std::string>& names) {
     std::vector<std::string> out;
     for (const auto& name : names) out.push_back(prefix + name);

@@ -42,6 +42,15 @@ StepSelection document_steps(const tutor::LessonDocument& document, const std::s
 /// are scaled by it where the scores are linear in them. At least 1.
 double overflowing_scale(const DynamicTensor& scores);
 
+/// A case: its name, what the student's program runs, its inputs, the compared steps and their
+/// tolerance. The caller adds `mistakes`.
+Case make_case(std::string name, std::string call, NamedTensors inputs, const StepSelection& steps, tutor::Tolerance tolerance);
+
+/// Lesson 1's softmax slips, which the later lessons' exercises can make again: one explanation each.
+KnownMistake softmax_over_batch_mistake();
+/// `remedy`: how to fix it in this exercise ("Subtract each row's maximum before exponentiating").
+KnownMistake unshifted_softmax_mistake(const std::string& remedy);
+
 /// `names` with `prefix` in front of each: the document's names for a variant ("prenorm_").
 std::vector<std::string> prefixed(const std::string& prefix, const std::vector<std::string>& names);
 
