@@ -10,6 +10,7 @@
 #include "02-luong/mistakes.hpp"
 #include "03-bahdanau/mistakes.hpp"
 #include "04-causal-self-attention/mistakes.hpp"
+#include "attn/softmax.hpp"
 #include "support/tensor_match.hpp"
 #include "tutor/check.hpp"
 
@@ -17,6 +18,7 @@ namespace {
 // Lesson 1's worked example.
 const attn::Tensor3 A = {{{1, 2, 3}, {2, 2, 3}}, {{4, 5, 6}, {4, 5, 6}}};
 const attn::Matrix b = {{7, 8, 9}, {2, 1, 1}};
+const double inf = std::numeric_limits<double>::infinity();
 }  // namespace
 
 TEST_CASE("softmax over the batch axis normalises columns and differs on lesson 1", "[mistakes]") {
@@ -34,6 +36,36 @@ TEST_CASE("attention without the softmax uses the raw scores as weights and diff
     CHECK_TENSOR_CLOSE(attn::Matrix({{50, 57}, {19, 19}}), wrong.weights, 0.0, 0.0);
     CHECK_TENSOR_CLOSE(attn::Matrix({{50 + 114, 100 + 114, 150 + 171}, {152, 190, 228}}), wrong.context, 1e-12, 1e-12);
     CHECK_FALSE(attn::tutor::compare(attn::dot_attention(A, b).context, wrong.context, {1e-3, 1e-3}).passed);
+}
+
+TEST_CASE("every weight 1, lesson 1's squeeze trap, sums the encoder outputs", "[mistakes]") {
+    const auto wrong = attn::mistakes::weights_all_one(attn::dot_attention(A, b), A);
+    CHECK_TENSOR_CLOSE(attn::Matrix({{1, 1}, {1, 1}}), wrong.weights, 0.0, 0.0);
+    CHECK_TENSOR_CLOSE(attn::Matrix({{3, 4, 6}, {8, 10, 12}}), wrong.context, 0.0, 0.0);
+    // With B = 1 the softmax over the batch axis makes every weight 1 too: the two coincide there.
+    const attn::Tensor3 one = {{{1, 2, 3}, {2, 2, 3}}};
+    const attn::Matrix one_state = {{7, 8, 9}};
+    const auto right_one = attn::dot_attention(one, one_state);
+    CHECK_TENSOR_CLOSE(attn::mistakes::weights_all_one(right_one, one).weights,
+                       attn::mistakes::softmax_over_batch(right_one, one).weights, 0.0, 0.0);
+}
+
+TEST_CASE("a softmax without the maximum subtracted is right for small scores and NaN in the hundreds", "[mistakes]") {
+    const attn::Matrix small = {{1, 2, 3}};
+    CHECK_TENSOR_CLOSE(attn::softmax_last_axis(small), attn::mistakes::softmax_without_max_subtraction(small), 1e-15, 1e-15);
+    const attn::Matrix large = {{800, 750, -20}, {-800, -900, -760}};
+    const attn::Matrix wrong = attn::mistakes::softmax_without_max_subtraction(large);
+    CHECK(std::isnan(wrong(0, 0)));  // e^800 = ∞, and ∞ / ∞
+    CHECK(wrong(0, 2) == 0.0);       // a finite e^x over ∞
+    CHECK(std::isnan(wrong(1, 0)));  // every e^x underflows to 0: 0 / 0
+    const attn::Tensor3 hidden = {{{-inf, -inf}}};
+    CHECK(std::isnan(attn::mistakes::softmax_without_max_subtraction(hidden)(0, 0, 0)));
+    // Through lesson 1's steps: the context is NaN where the weights are.
+    const attn::Tensor3 big = A * 20.0;  // scores 1000 and 1140
+    const auto right = attn::dot_attention(big, b);
+    const auto unshifted = attn::mistakes::unshifted_softmax(right, big);
+    CHECK(std::isnan(unshifted.weights(0, 1)));
+    CHECK(std::isnan(unshifted.context(0, 0)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -55,7 +87,6 @@ const attn::Vector bahdanau_b2 = {0.3};
 const attn::Tensor3 Q4 = {{{0.0, 0.0, 0.0}, {1, 1, 1}, {0.2, 0.2, 0.2}, {0.3, 0.3, 0.3}}};
 const attn::Tensor3 K4 = {{{0.1, 0.1, 0.1}, {0.2, 0.2, 0.2}, {0.3, 0.3, 0.3}, {0.4, 0.4, 0.4}}};
 const attn::Tensor3 V4 = {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0, 1, 1}}};
-const double inf = std::numeric_limits<double>::infinity();
 
 // Two results that a tolerance of 1e-3 cannot confuse.
 bool differ(const attn::DynamicTensor& right, const attn::DynamicTensor& wrong) {

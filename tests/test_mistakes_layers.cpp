@@ -177,6 +177,48 @@ TEST_CASE("multi-head attention without W_o outputs the context and differs on l
     CHECK_TENSOR_CLOSE(right_without.output, attn::mistakes::without_output_projection(right_without).output, 0.0, 0.0);
 }
 
+TEST_CASE("a query whose keys are all padding gets NaN instead of weights of zero", "[mistakes]") {
+    using namespace lessons56;
+    const attn::Matrix all_padding = {{1, 1, 1}, {0, 0, 0}};
+    const auto right = right5(batch5, all_padding);
+    const auto wrong = attn::mistakes::nan_for_fully_masked_query(right, lesson5_weights(), all_padding);
+    // Sentence 0 is untouched; every weight, context and output of sentence 1 is NaN.
+    const attn::Tensor4 first = xt::view(wrong.weights, xt::range(0, 1), xt::all(), xt::all(), xt::all());
+    const attn::Tensor4 right_first = xt::view(right.weights, xt::range(0, 1), xt::all(), xt::all(), xt::all());
+    CHECK_TENSOR_CLOSE(right_first, first, 0.0, 0.0);
+    for (double w : xt::view(wrong.weights, 1, xt::all(), xt::all(), xt::all())) CHECK(std::isnan(w));
+    for (double o : xt::view(wrong.output, 1, xt::all(), xt::all())) CHECK(std::isnan(o));
+    CHECK(right.weights(1, 0, 0, 0) == 0.0);  // the library's policy
+    // Without a fully padded sentence it is the right answer.
+    const auto padded = right5(batch5, mask5);
+    CHECK_TENSOR_CLOSE(padded.output, attn::mistakes::nan_for_fully_masked_query(padded, lesson5_weights(), mask5).output, 1e-12, 1e-12);
+}
+
+TEST_CASE("the mask on the heads axis gives head j sentence j's mask", "[mistakes]") {
+    using namespace lessons56;
+    const auto right = right5(batch5, mask5);
+    const auto wrong = attn::mistakes::mask_on_heads_axis(right, lesson5_weights(), mask5);
+    // Head 1 of sentence 0 gets sentence 1's mask (key 2 hidden); head 0 of sentence 1 sees its padding.
+    for (std::size_t t = 0; t < 3; ++t) {
+        CHECK(wrong.weights(0, 1, t, 2) == 0.0);
+        CHECK(wrong.weights(1, 0, t, 2) > 0.0);
+        CHECK(wrong.weights(0, 0, t, 2) == Approx(right.weights(0, 0, t, 2)).epsilon(1e-12));
+    }
+    CHECK(distinct(right.output, wrong.output));
+}
+
+TEST_CASE("layer norm over the whole tensor pools every row and is right on a single row", "[mistakes]") {
+    using namespace lessons56;
+    const auto wrong = attn::mistakes::layer_norm_whole_tensor(rows6, ones5, zeros5, 1e-5);
+    // The ten values 0 … 9: mean 4.5, variance 8.25, one for both rows.
+    CHECK_TENSOR_CLOSE(attn::Vector({4.5, 4.5}), wrong.mean, 1e-12, 0.0);
+    CHECK_TENSOR_CLOSE(attn::Vector({8.25, 8.25}), wrong.variance, 1e-12, 0.0);
+    CHECK(wrong.output(0, 0) == Approx(-4.5 / std::sqrt(8.25 + 1e-5)).epsilon(1e-12));
+    const attn::Matrix row = {{0, 1, 2, 3, 4}};
+    CHECK_TENSOR_CLOSE(attn::layer_norm(row, ones5, zeros5).output,
+                       attn::mistakes::layer_norm_whole_tensor(row, ones5, zeros5, 1e-5).output, 1e-15, 0.0);
+}
+
 TEST_CASE("layer norm with the unbiased variance shrinks lesson 6's rows", "[mistakes]") {
     using namespace lessons56;
     const auto wrong = attn::mistakes::layer_norm_unbiased_variance(rows6, ones5, zeros5, 1e-5);
