@@ -119,5 +119,15 @@ TEST_CASE("progress - an immutable progress folder names the real error (when ch
     } catch (const std::exception& e) {
         CHECK_THAT(e.what(), Catch::Contains("Operation not permitted") && !Catch::Contains("Success"));
     }
-    std::system(("chattr -i '" + folder + "'").c_str());
+    // The same for the student's lesson folder, where reset keeps its backup and restores the stub.
+    tutor::ExerciseInfo info;
+    info.stub_path = ATTN_SOURCE_DIR "/exercises/01-dot-product/stub.cpp";
+    info.student_path = folder + "/exercise.cpp";
+    try {
+        tutor::reset_exercise(info);
+        FAIL("no error");
+    } catch (const std::exception& e) {
+        CHECK_THAT(e.what(), Catch::Contains("Operation not permitted") && !Catch::Contains("Success"));
+    }
+    (void)!std::system(("chattr -i '" + folder + "'").c_str());
 }
