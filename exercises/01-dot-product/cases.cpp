@@ -35,15 +35,15 @@ Case document_case(const tutor::LessonDocument& document, std::string name, cons
                          document_steps(document, example, step_names, step_names), {1e-6, 1e-6});
 }
 
-// `overflowing`: the decoder outputs scaled until every row's largest score is in the hundreds
-// (the scores are linear in them), where e^score overflows.
-Case random_case(std::string name, std::size_t B, std::size_t S, std::size_t H, unsigned seed, bool overflowing = false) {
-    RandomInputs draw(seed);
-    const Tensor3 encoder_outputs = draw.normal<Tensor3>({B, S, H});
-    Matrix decoder_output = draw.normal<Matrix>({B, H});
-    if (overflowing) decoder_output *= overflowing_scale(dot_attention(encoder_outputs, decoder_output).scores);
+// Overflowing: the decoder outputs scaled until every row's largest score is in the hundreds (the
+// scores are linear in them), where e^score overflows.
+Case random_case(const EncoderDecoderShape& shape) {
+    RandomInputs draw(shape.seed);
+    const Tensor3 encoder_outputs = draw.normal<Tensor3>({shape.B, shape.S, shape.H});
+    Matrix decoder_output = draw.normal<Matrix>({shape.B, shape.H});
+    if (shape.overflowing) decoder_output *= overflowing_scale(dot_attention(encoder_outputs, decoder_output).scores);
     const AttentionStep right = dot_attention(encoder_outputs, decoder_output);
-    return exercise_case(std::move(name), encoder_outputs, decoder_output, right, all_steps(step_names, values_of(right)),
+    return exercise_case(shape.name, encoder_outputs, decoder_output, right, all_steps(step_names, values_of(right)),
                          {1e-9, 1e-9});
 }
 
@@ -66,12 +66,8 @@ Exercise exercise01(const std::string& source) {
     e.cases = {
         document_case(document, "the lesson's worked example (expected values from the lesson document)", "main"),
         document_case(document, "the lesson's batch of one, where the `.squeeze()` trap shows (its context)", "one"),
-        random_case("random inputs, B = 3, S = 5, H = 4 (compared with the library)", 3, 5, 4, 1),
-        random_case("a batch of one, B = 1, S = 4, H = 3", 1, 4, 3, 2),
-        random_case("a single source position, B = 2, S = 1, H = 5", 2, 1, 5, 3),
-        random_case("scores in the hundreds, B = 2, S = 4, H = 3 (e^score overflows without the maximum subtracted)", 2, 4,
-                    3, 4, true),
     };
+    for (const auto& shape : encoder_decoder_shapes()) e.cases.push_back(random_case(shape));
     return e;
 }
 

@@ -40,15 +40,16 @@ Case document_case(const tutor::LessonDocument& document, std::string name, cons
                          document_steps(document, example, step_names, step_names), {1e-6, 1e-6});
 }
 
-// `overflowing`: the decoder outputs scaled until every row's largest score is in the hundreds.
-Case random_case(std::string name, std::size_t B, std::size_t S, std::size_t H, unsigned seed, bool overflowing = false) {
-    RandomInputs draw(seed);
+// Overflowing: the decoder outputs scaled until every row's largest score is in the hundreds.
+Case random_case(const EncoderDecoderShape& shape) {
+    RandomInputs draw(shape.seed);
+    const std::size_t B = shape.B, S = shape.S, H = shape.H;
     const Tensor3 encoder_outputs = draw.normal<Tensor3>({B, S, H});
     Matrix decoder_output = draw.normal<Matrix>({B, H});
     const Matrix W_a = draw.normal<Matrix>({H, H});
-    if (overflowing) decoder_output *= overflowing_scale(luong_general_attention(encoder_outputs, decoder_output, W_a).scores);
+    if (shape.overflowing) decoder_output *= overflowing_scale(luong_general_attention(encoder_outputs, decoder_output, W_a).scores);
     const LuongGeneralStep right = luong_general_attention(encoder_outputs, decoder_output, W_a);
-    return exercise_case(std::move(name), encoder_outputs, decoder_output, W_a, right, all_steps(step_names, values_of(right)),
+    return exercise_case(shape.name, encoder_outputs, decoder_output, W_a, right, all_steps(step_names, values_of(right)),
                          {1e-9, 1e-9});
 }
 
@@ -72,12 +73,8 @@ Exercise exercise02(const std::string& source) {
     e.cases = {
         document_case(document, "the lesson's worked example (expected values from the lesson document)", "main"),
         document_case(document, "W_a = I gives back lesson 1 (expected values from the lesson document)", "identity"),
-        random_case("random inputs, B = 3, S = 5, H = 4 (compared with the library)", 3, 5, 4, 1),
-        random_case("a batch of one, B = 1, S = 4, H = 3", 1, 4, 3, 2),
-        random_case("a single source position, B = 2, S = 1, H = 5", 2, 1, 5, 3),
-        random_case("scores in the hundreds, B = 2, S = 4, H = 3 (e^score overflows without the maximum subtracted)", 2, 4,
-                    3, 4, true),
     };
+    for (const auto& shape : encoder_decoder_shapes()) e.cases.push_back(random_case(shape));
     return e;
 }
 

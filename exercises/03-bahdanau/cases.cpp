@@ -53,9 +53,10 @@ Case document_case(const tutor::LessonDocument& document, std::string name) {
 }
 
 // Layer weights of about 1/√(2H), as nn.Linear initialises them (the tanh stays away from ±1).
-// `overflowing`: w2 and b2 scaled until every row's largest score is in the hundreds.
-Case random_case(std::string name, std::size_t B, std::size_t S, std::size_t H, unsigned seed, bool overflowing = false) {
-    RandomInputs draw(seed);
+// Overflowing: w2 and b2 scaled until every row's largest score is in the hundreds.
+Case random_case(const EncoderDecoderShape& shape) {
+    RandomInputs draw(shape.seed);
+    const std::size_t B = shape.B, S = shape.S, H = shape.H;
     const double spread = 1.0 / std::sqrt(2.0 * double(H));
     Inputs in;
     in.encoder_outputs = draw.normal<Tensor3>({B, S, H});
@@ -64,13 +65,13 @@ Case random_case(std::string name, std::size_t B, std::size_t S, std::size_t H, 
     in.b1 = draw.normal<Vector>({2 * H}, spread);
     in.w2 = draw.normal<Matrix>({1, 2 * H});
     in.b2 = draw.normal<Vector>({1});
-    if (overflowing) {
+    if (shape.overflowing) {
         const double scale = overflowing_scale(right_of(in).scores);
         in.w2 *= scale;
         in.b2 *= scale;
     }
     const BahdanauStep right = right_of(in);
-    return exercise_case(std::move(name), in, right, all_steps(step_names, values_of(right)), {1e-9, 1e-9});
+    return exercise_case(shape.name, in, right, all_steps(step_names, values_of(right)), {1e-9, 1e-9});
 }
 
 }  // namespace
@@ -92,12 +93,8 @@ Exercise exercise03(const std::string& source) {
     const auto document = tutor::read_lesson_document(source + "/lessons/03-bahdanau/README.md");
     e.cases = {
         document_case(document, "the lesson's worked example (expected values from the lesson document)"),
-        random_case("random inputs, B = 3, S = 5, H = 4 (compared with the library)", 3, 5, 4, 1),
-        random_case("a batch of one, B = 1, S = 4, H = 2", 1, 4, 2, 2),
-        random_case("a single source position, B = 2, S = 1, H = 3", 2, 1, 3, 3),
-        random_case("scores in the hundreds, B = 2, S = 4, H = 3 (e^score overflows without the maximum subtracted)", 2, 4,
-                    3, 4, true),
     };
+    for (const auto& shape : encoder_decoder_shapes()) e.cases.push_back(random_case(shape));
     return e;
 }
 

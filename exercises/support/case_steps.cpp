@@ -56,6 +56,16 @@ double overflowing_scale(const DynamicTensor& scores) {
     return scale;
 }
 
+const std::vector<EncoderDecoderShape>& encoder_decoder_shapes() {
+    static const std::vector<EncoderDecoderShape> shapes = {
+        {"random inputs, B = 3, S = 5, H = 4 (compared with the library)", 3, 5, 4, 1, false},
+        {"a batch of one, B = 1, S = 4, H = 3", 1, 4, 3, 2, false},
+        {"a single source position, B = 2, S = 1, H = 5", 2, 1, 5, 3, false},
+        {"scores in the hundreds, B = 2, S = 4, H = 3 (e^score overflows without the maximum subtracted)", 2, 4, 3, 4, true},
+    };
+    return shapes;
+}
+
 Case make_case(std::string name, std::string call, NamedTensors inputs, const StepSelection& steps, tutor::Tolerance tolerance) {
     Case c;
     c.name = std::move(name);

@@ -42,6 +42,18 @@ StepSelection document_steps(const tutor::LessonDocument& document, const std::s
 /// are scaled by it where the scores are linear in them. At least 1.
 double overflowing_scale(const DynamicTensor& scores);
 
+/// A seeded random case of the encoder-decoder lessons (1 to 3): B sentences of S source
+/// positions of H features; `overflowing`: inputs scaled so that every row's largest score is in
+/// the hundreds. The same shapes for the three exercises: a batch of three, a batch of one, a
+/// single source position, scores that overflow e^x.
+struct EncoderDecoderShape {
+    const char* name;
+    std::size_t B, S, H;
+    unsigned seed;
+    bool overflowing;
+};
+const std::vector<EncoderDecoderShape>& encoder_decoder_shapes();
+
 /// A case: its name, what the student's program runs, its inputs, the compared steps and their
 /// tolerance. The caller adds `mistakes`.
 Case make_case(std::string name, std::string call, NamedTensors inputs, const StepSelection& steps, tutor::Tolerance tolerance);
