@@ -73,11 +73,13 @@ TEST_CASE("progress - written and read back; an older file's hint count is read 
     CHECK(back.at(3).hints_shown == std::set<int>{1, 3});
     CHECK(back.at(3).last_numbers == "0123456789abcdef");
     CHECK(back.at(3).last_step == "weights");
-    write_file(path, "exercise 2 failing hints=2\nexercise 4 passed hints=99999999\ngarbage line\n");
+    write_file(path, "exercise 2 failing hints=2\nexercise 4 passed hints=99999999999999999999\n"
+                     "exercise 5 failing shown=3,99999999999999999999,0,65\ngarbage line\n");
     const tutor::Progress old = tutor::read_progress(path);
     CHECK(old.at(2).hints_shown == std::set<int>{1, 2});
     CHECK(old.at(4).hints_shown.size() == 64);  // a hostile count is capped, not looped over
-    CHECK(old.size() == 2);
+    CHECK(old.at(5).hints_shown == std::set<int>{3});
+    CHECK(old.size() == 3);
 }
 
 TEST_CASE("progress and reset - a failed system call is named with its own errno", "[exercises][progress]") {

@@ -161,12 +161,18 @@ Progress read_progress(const std::string& path) {
             const bool digits = !value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
                 return std::isdigit(static_cast<unsigned char>(c)) || c == ',';
             });
+            // A hint number is 1 … 64; anything else in a (hand-edited, hostile) file is ignored.
+            auto hint_number = [](const std::string& text) {
+                const long n = text.size() > 3 ? 0 : std::strtol(text.c_str(), nullptr, 10);
+                return n >= 1 && n <= 64 ? int(n) : 0;
+            };
             if (name == "hints" && digits) {
-                for (int hint = 1; hint <= std::min(std::atoi(value.c_str()), 64); ++hint) entry.hints_shown.insert(hint);
+                const int count = value.size() > 3 ? 64 : std::max(hint_number(value), 0);
+                for (int hint = 1; hint <= count; ++hint) entry.hints_shown.insert(hint);
             } else if (name == "shown" && digits) {
                 std::istringstream numbers(value);
                 for (std::string hint; std::getline(numbers, hint, ',');) {
-                    if (!hint.empty()) entry.hints_shown.insert(std::atoi(hint.c_str()));
+                    if (hint_number(hint) > 0) entry.hints_shown.insert(hint_number(hint));
                 }
             } else if (name == "numbers") {
                 entry.last_numbers = value;
