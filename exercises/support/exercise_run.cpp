@@ -125,7 +125,8 @@ RunReport run_cases(const Exercise& exercise, const std::string& program, const 
     auto stop = [&](const Sandbox::Event& event, const std::string& name, const std::string& function) {
         if (event.kind == Sandbox::Event::Kind::timed_out) {
             report.stopped = "your code did not finish within " + limit_text +
-                             (name.empty() ? " of starting" : " in case \"" + name + "\"" + (function.empty() ? "" : ", inside " + function)) +
+                             (name.empty() ? " (and 5 s more) of starting: does a global's constructor loop?"
+                                           : " in case \"" + name + "\"" + (function.empty() ? "" : ", inside " + function)) +
                              " (an endless loop?), and was stopped. A loop counting down with an unsigned counter "
                              "(std::size_t s; s >= 0; --s) never ends: s >= 0 is always true. `--time-limit S` allows more time.";
         } else if (event.kind == Sandbox::Event::Kind::protocol_error) {
@@ -137,7 +138,8 @@ RunReport run_cases(const Exercise& exercise, const std::string& program, const 
         }
     };
 
-    Sandbox::Event event = sandbox.next(Clock::now() + limit);
+    // Starting (loading, the sanitizers' set-up, a busy machine) gets five seconds more than a case.
+    Sandbox::Event event = sandbox.next(Clock::now() + limit + std::chrono::seconds(5));
     if (event.kind != Sandbox::Event::Kind::frame || event.frame.type != wire::FrameType::hello) {
         if (event.kind == Sandbox::Event::Kind::frame) {
             event.kind = Sandbox::Event::Kind::protocol_error;

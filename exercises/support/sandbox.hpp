@@ -30,7 +30,7 @@
 namespace attn::exercises {
 
 struct Limits {
-    double seconds_per_case = 5.0;    // each wait: the program's start, then each case
+    double seconds_per_case = 5.0;    // each case; the program's start gets 5 s more
     std::size_t memory_mib = 2048;    // address space, or ASan's RSS and allocation limits
     bool address_sanitizer = false;   // the program is built with ASan: no RLIMIT_AS
 };
