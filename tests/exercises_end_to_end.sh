@@ -1,50 +1,77 @@
 #!/usr/bin/env bash
-# The exercise workflow as a student lives it, through ./tutor: the stub fails with the
-# not-implemented message and the first hint; a compile error is shown with file and line; the
-# reference solution passes and `attn progress` shows it; --reset keeps a backup.
+# The exercise workflow as a student lives it, through ./tutor, for all six exercises: the stub
+# fails with the not-implemented message and the first hint; a compile error is shown with file
+# and line; the reference solution passes and `attn progress` shows it; --reset keeps a backup.
+# Last, every exercise passes, and no private copy of a student's program is left behind.
 #
-# It edits lessons/01-dot-product/exercise.cpp, so it saves the student's file first and puts it
-# back at the end. Progress goes to a temporary ATTN_STATE_DIR.
+# It edits lessons/NN-slug/exercise.cpp, so it saves the student's files first and puts them back
+# at the end. Progress goes to a temporary ATTN_STATE_DIR.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-student=lessons/01-dot-product/exercise.cpp
-saved=$(mktemp)
 state=$(mktemp -d)
+saved=$(mktemp -d)
+out=$(mktemp)
 export ATTN_STATE_DIR=$state NO_COLOR=1
-[ -f "$student" ] && cp "$student" "$saved"
-restore() { if [ -s "$saved" ]; then cp "$saved" "$student"; fi; rm -rf "$saved" "$state"; }
+folders=()
+for folder in exercises/0[1-6]-*/; do folders+=("$(basename "$folder")"); done
+for folder in "${folders[@]}"; do
+  [ -f "lessons/$folder/exercise.cpp" ] && cp "lessons/$folder/exercise.cpp" "$saved/$folder.cpp"
+done
+restore() {
+  for folder in "${folders[@]}"; do
+    if [ -f "$saved/$folder.cpp" ]; then cp "$saved/$folder.cpp" "lessons/$folder/exercise.cpp"; fi
+  done
+  rm -rf "$state" "$saved" "$out"
+}
 trap restore EXIT
 
 fail() { echo "exercises end to end: FAILED: $*" >&2; exit 1; }
-expect_exit() {  # expect_exit CODE OUTPUT_FILE command...
-  local code=$1 out=$2; shift 2
+expect_exit() {  # expect_exit CODE command...
+  local code=$1; shift
   set +e; "$@" >"$out" 2>&1; local got=$?; set -e
   [ "$got" -eq "$code" ] || { cat "$out"; fail "'$*' exited $got, expected $code"; }
 }
-out=$(mktemp)
+expect_output() {  # expect_output TEXT WHAT
+  grep -qF -- "$1" "$out" || { cat "$out"; fail "$2: no '$1'"; }
+}
 
-cp exercises/01-dot-product/stub.cpp "$student"
-expect_exit 1 "$out" ./tutor exercise 1
-grep -q "lesson 1: exercise::dot_attention is not implemented yet" "$out" || fail "no not-implemented message"
-grep -q "Hint 1 of 3" "$out" || fail "no first hint"
+checks=0
+for folder in "${folders[@]}"; do
+  n=$((10#${folder:0:2}))
+  student=lessons/$folder/exercise.cpp
+  echo "exercise $n ($folder)"
 
-printf 'this is not C++\n' > "$student"
-expect_exit 1 "$out" ./tutor exercise 1
-grep -q "your code does not compile" "$out" || fail "no compile-error headline"
-grep -q "lessons/01-dot-product/exercise.cpp:1:" "$out" || { cat "$out"; fail "the compile error does not name file and line"; }
+  cp "exercises/$folder/stub.cpp" "$student"
+  expect_exit 1 ./tutor exercise "$n"
+  expect_output "not implemented yet" "exercise $n, the stub"
+  expect_output "Hint 1 of 3" "exercise $n, the stub"
 
-cp exercises/01-dot-product/solution.cpp "$student"
-expect_exit 0 "$out" ./tutor exercise 1
-grep -q "4 passed, 0 failed" "$out" || fail "the solution did not pass every case"
-expect_exit 0 "$out" ./tutor progress
-grep -q "✓ exercise 1" "$out" || { cat "$out"; fail "progress does not show exercise 1 passing"; }
+  printf 'this is not C++\n' > "$student"
+  expect_exit 1 ./tutor exercise "$n"
+  expect_output "your code does not compile" "exercise $n, a compile error"
+  expect_output "$student:1:" "exercise $n, a compile error"
 
-expect_exit 0 "$out" ./tutor exercise 1 --reset
-backup=$(sed -n 's/^Your file was saved as //p' "$out")
-[ -f "$backup" ] || fail "no backup at '$backup'"
-cmp -s "$backup" exercises/01-dot-product/solution.cpp || fail "the backup is not the student's file"
-cmp -s "$student" exercises/01-dot-product/stub.cpp || fail "the stub was not restored"
-rm -f "$backup"
-rm -f "$out"
-echo "exercises end to end: 4 passed, 0 failed"
+  cp "exercises/$folder/solution.cpp" "$student"
+  expect_exit 0 ./tutor exercise "$n"
+  expect_output " passed, 0 failed" "exercise $n, the solution"
+  expect_output "Exercise $n passes." "exercise $n, the solution"
+  expect_exit 0 ./tutor progress
+  expect_output "✓ exercise $n" "exercise $n, progress"
+
+  expect_exit 0 ./tutor exercise "$n" --reset
+  backup=$(sed -n 's/^Your file was saved as //p' "$out")
+  [ -f "$backup" ] || fail "exercise $n: no backup at '$backup'"
+  cmp -s "$backup" "exercises/$folder/solution.cpp" || fail "exercise $n: the backup is not the student's file"
+  cmp -s "$student" "exercises/$folder/stub.cpp" || fail "exercise $n: the stub was not restored"
+  rm -f "$backup"
+  cp "exercises/$folder/solution.cpp" "$student"  # passing again, for the totals below
+  expect_exit 0 ./tutor exercise "$n"
+  checks=$((checks + 5))
+done
+
+expect_exit 0 ./tutor progress
+expect_output "${#folders[@]} of ${#folders[@]} exercises pass" "progress"
+leftovers=$(find "${ATTN_BUILD_DIR:-build}/exercises/runs" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
+[ "$leftovers" -eq 0 ] || fail "$leftovers private copies of a student's program were left in ${ATTN_BUILD_DIR:-build}/exercises/runs"
+echo "exercises end to end: $((checks + 2)) passed, 0 failed (${#folders[@]} exercises)"

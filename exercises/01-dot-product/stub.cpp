@@ -6,16 +6,17 @@
 //     ./tutor exercise 1
 //
 // to check it against the lesson's worked example and against the library on random inputs.
-// Stuck? Every failed run shows the next hint. `./tutor exercise 1 --reset` gives you a fresh copy
-// of this file (yours is kept as a backup).
+// Stuck? A run whose numbers changed and still fail shows the next hint; `./tutor exercise 1 --hint`
+// shows one at once, and `./tutor exercise 1 --reset` gives you a fresh copy of this file (yours is
+// kept as a backup).
 //
 // Shapes: B batch · S source positions · H hidden size.
 // Useful: attn::Matrix::from_shape({B, S}) makes an uninitialised (B, S) matrix; x(b, s, h)
-// reads an element; std::exp is in <cmath>. You may not call attn::dot_attention itself.
+// reads an element; std::exp is in <cmath>. From the library, use only its types: a call to
+// attn::dot_attention, or to any other of its functions, is refused before your code runs.
 #include <cmath>
 
 #include "exercise.hpp"
-#include "exercise_checker.hpp"
 
 namespace exercise {
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "attn/luong_attention.hpp"
+#include "not_implemented.hpp"  // NotImplementedYet, what the stub throws
 
 namespace exercise {
 

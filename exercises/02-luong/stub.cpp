@@ -6,18 +6,19 @@
 //     ./tutor exercise 2
 //
 // to check it against the lesson's worked example and against the library on random inputs.
-// Stuck? Every failed run shows the next hint. `./tutor exercise 2 --reset` gives you a fresh copy
-// of this file (yours is kept as a backup).
+// Stuck? A run whose numbers changed and still fail shows the next hint; `./tutor exercise 2 --hint`
+// shows one at once, and `./tutor exercise 2 --reset` gives you a fresh copy of this file (yours is
+// kept as a backup).
 //
 // Shapes: B batch · S source positions · H hidden size.
 // W_a is stored as nn.Linear(H, H, bias=False).weight stores it: row i makes output feature i, so
 // (W_a h̄_s)[i] = Σ_j W_a[i, j] · h̄_s[j]. Steps 4 and 5 are lesson 1's softmax and weighted mean.
 // Useful: attn::Tensor3::from_shape({B, S, H}) makes an uninitialised (B, S, H) tensor; x(b, s, h)
-// reads an element; std::exp is in <cmath>. You may not call attn::luong_general_attention itself.
+// reads an element; std::exp is in <cmath>. From the library, use only its types: a call to
+// attn::luong_general_attention, or to any other of its functions, is refused before your code runs.
 #include <cmath>
 
 #include "exercise.hpp"
-#include "exercise_checker.hpp"
 
 namespace exercise {
 

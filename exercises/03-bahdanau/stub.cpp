@@ -6,19 +6,20 @@
 //     ./tutor exercise 3
 //
 // to check it against the lesson's worked example and against the library on random inputs.
-// Stuck? Every failed run shows the next hint. `./tutor exercise 3 --reset` gives you a fresh copy
-// of this file (yours is kept as a backup).
+// Stuck? A run whose numbers changed and still fail shows the next hint; `./tutor exercise 3 --hint`
+// shows one at once, and `./tutor exercise 3 --reset` gives you a fresh copy of this file (yours is
+// kept as a backup).
 //
 // Shapes: B batch · S source positions · H hidden size.
 // W1 and w2 are stored as nn.Linear stores its weight, (out, in): row i makes output unit i.
 // Steps 5 and 6 are lesson 1's softmax and weighted mean. Step 8 of the lesson shows a bug to avoid.
 // Useful: attn::Tensor3::from_shape({B, S, 2 * H}) makes an uninitialised tensor; x(b, s, j)
-// reads an element; std::exp and std::tanh are in <cmath>. You may not call
-// attn::bahdanau_attention itself.
+// reads an element; std::exp and std::tanh are in <cmath>. From the library, use only its types:
+// a call to attn::bahdanau_attention, or to any other of its functions, is refused before your
+// code runs.
 #include <cmath>
 
 #include "exercise.hpp"
-#include "exercise_checker.hpp"
 
 namespace exercise {
 

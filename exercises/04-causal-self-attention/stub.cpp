@@ -7,18 +7,19 @@
 //     ./tutor exercise 4
 //
 // to check it against the lesson's worked examples and against the library on random inputs.
-// Stuck? Every failed run shows the next hint. `./tutor exercise 4 --reset` gives you a fresh copy
-// of this file (yours is kept as a backup).
+// Stuck? A run whose numbers changed and still fail shows the next hint; `./tutor exercise 4 --hint`
+// shows one at once, and `./tutor exercise 4 --reset` gives you a fresh copy of this file (yours is
+// kept as a backup).
 //
 // Shapes: B batch · T queries · S keys · d_k query/key width · d_v value width. T and S may differ.
 // Useful: attn::Tensor3::from_shape({B, T, S}) makes an uninitialised tensor; x(b, t, s) reads an
 // element; std::exp and std::sqrt are in <cmath>, std::numeric_limits<double>::infinity() in
-// <limits>. You may not call attn::scaled_dot_product_attention itself.
+// <limits>. From the library, use only its types: a call to attn::scaled_dot_product_attention,
+// or to any other of its functions, is refused before your code runs.
 #include <cmath>
 #include <limits>
 
 #include "exercise.hpp"
-#include "exercise_checker.hpp"
 
 namespace exercise {
 

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "attn/multi_head_attention.hpp"
+#include "not_implemented.hpp"  // NotImplementedYet, what the stub throws
 
 namespace exercise {
 

@@ -8,8 +8,9 @@
 //     ./tutor exercise 5
 //
 // to check them against the lesson's worked example and padded batch and against the library on
-// random inputs. Stuck? Every failed run shows the next hint. `./tutor exercise 5 --reset` gives
-// you a fresh copy of this file (yours is kept as a backup).
+// random inputs. Stuck? A run whose numbers changed and still fail shows the next hint;
+// `./tutor exercise 5 --hint` shows one at once, and `./tutor exercise 5 --reset` gives you a fresh
+// copy of this file (yours is kept as a backup).
 //
 // Shapes: B batch · T queries · S keys · D model width · h heads · d_k = D / h per head.
 // Useful: attn::linear(x, W, b) (attn/linear.hpp) computes x Wᵀ + b over the last axis of a
@@ -17,15 +18,15 @@
 // takes the softmax over the last axis of a (B, h, T, S) tensor and gives a row that is all −∞
 // weights of zero. attn::Tensor4::from_shape({B, h, T, d_k}) makes an uninitialised tensor;
 // x(b, j, t, i) reads an element; std::sqrt is in <cmath>, std::numeric_limits<double>::infinity()
-// in <limits>. You may not call attn::split_heads, attn::merge_heads, attn::multi_head_attention,
-// attn::multi_head_attention_per_head or attn::scaled_dot_product_attention.
+// in <limits>. From the library, use only attn::linear, attn::softmax_last_axis and its types: a
+// call to attn::split_heads, attn::multi_head_attention or any other of its functions is refused
+// before your code runs.
 #include <cmath>
 #include <limits>
 
 #include "attn/linear.hpp"
 #include "attn/softmax.hpp"
 #include "exercise.hpp"
-#include "exercise_checker.hpp"
 
 namespace exercise {
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "attn/encoder_layer.hpp"
+#include "not_implemented.hpp"  // NotImplementedYet, what the stub throws
 
 namespace exercise {
 

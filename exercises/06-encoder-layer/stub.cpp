@@ -7,15 +7,18 @@
 //     ./tutor exercise 6
 //
 // to check them against the lesson's worked examples and against the library on random inputs.
-// Stuck? Every failed run shows the next hint. `./tutor exercise 6 --reset` gives you a fresh copy
-// of this file (yours is kept as a backup).
+// Stuck? A run whose numbers changed and still fail shows the next hint; `./tutor exercise 6 --hint`
+// shows one at once, and `./tutor exercise 6 --reset` gives you a fresh copy of this file (yours is
+// kept as a backup).
 //
 // The point of this exercise is the layer norm and the order of norms and residual connections:
 // call the library's attn::multi_head_attention (lesson 5, attn/multi_head_attention.hpp) and
 // attn::feed_forward (attn/feed_forward.hpp) for the two sub-layers, and your own layer_norm for
 // the norms. as_rows and as_tensor below reshape between (B, T, D) and the (B·T, D) rows that
-// layer_norm and feed_forward take. You may not call attn::layer_norm, attn::annotated_layer_norm
-// or attn::transformer_encoder_layer.
+// layer_norm and feed_forward take. From the library, use only the two sub-layers (and what
+// they are made of: attn::linear, attn::softmax_last_axis, attn::split_heads, attn::merge_heads,
+// attn::relu, attn::gelu) and its types: a call to attn::layer_norm, attn::annotated_layer_norm,
+// attn::transformer_encoder_layer or any other of its functions is refused before your code runs.
 //
 // Shapes: B batch · T positions · D model width · h heads (options.heads) · F feed-forward width.
 // Useful: attn::Vector::from_shape({N}) and attn::Matrix::from_shape({N, D}) make uninitialised
@@ -24,7 +27,6 @@
 #include <cmath>
 
 #include "exercise.hpp"
-#include "exercise_checker.hpp"
 
 namespace {
 

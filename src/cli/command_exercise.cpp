@@ -1,21 +1,28 @@
-// `attn exercise N [--watch] [--reset]` and `attn progress`: the student's implementation of a
-// lesson, built with the project's own CMake build, checked, and helped along with hints.
+// `attn exercise N [--watch] [--reset] [--hint] [--file F] [--time-limit S]` and `attn progress`:
+// the student's implementation of a lesson, built with the project's own CMake build, run in a
+// sandbox, judged case by case (exercises/support), and helped along with hints that follow the
+// failure.
 #include <chrono>
-#include <cstdio>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
-#include <sstream>
-#include <sys/wait.h>
 #include <thread>
 
 #include "attn/error.hpp"
 #include "cli/commands.hpp"
+#include "support/exercise_run.hpp"
+#include "support/report.hpp"
+#include "support/student_build.hpp"
 #include "tutor/exercises.hpp"
 #include "tutor/markdown.hpp"
 #include "tutor/terminal.hpp"
 
 #ifndef ATTN_BUILD_DIR
 #define ATTN_BUILD_DIR "build"
+#endif
+#ifndef ATTN_EXERCISE_ASAN
+#define ATTN_EXERCISE_ASAN 0
 #endif
 
 namespace attn::cli {
@@ -24,119 +31,176 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string quoted(const std::string& text) {
-    std::string out = "'";
-    for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
+using exercises::CaseOutcome;
 
-// Runs a shell command, returning its exit status and everything it printed.
-int capture(const std::string& command, std::string& output) {
-    FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-    if (pipe == nullptr) throw InputError("cannot run: " + command);
-    char buffer[4096];
-    while (std::size_t read = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, read);
-    const int status = ::pclose(pipe);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
+/// What one build-and-check round found, for the progress file and the hints.
+struct Round {
+    bool passed = false;
+    bool internal_error = false;
+    bool untouched_stub = false;  // every case said "not implemented yet"
+    std::string numbers;          // fingerprint of the student's numbers; "" when no case produced any
+    std::string failing_step;     // the first step that differs
+};
 
-// The compiler's errors about the student's file, with the source line and caret gcc prints
-// under each, and paths relative to the source tree; the rest of the build log is noise here.
-std::string compiler_errors(const std::string& log, const std::string& source) {
-    std::istringstream lines(log);
-    std::string out, line;
-    int context = 0, errors = 0;
-    while (std::getline(lines, line)) {
-        if (line.rfind(source + "/", 0) == 0) line = line.substr(source.size() + 1);
-        const bool error = line.find(": error: ") != std::string::npos || line.find(": fatal error: ") != std::string::npos;
-        if (error && ++errors <= 6) {
-            out += line + "\n";
-            context = 2;
-        } else if (context > 0 && !error) {
-            out += line + "\n";
-            --context;
-        } else {
-            context = 0;
+// FNV-1a over everything the student's program reported: a changed file that computes the same
+// numbers has the same fingerprint.
+std::string fingerprint(const exercises::RunReport& run) {
+    std::uint64_t hash = 1469598103934665603ull;
+    auto mix = [&](const void* data, std::size_t size) {
+        const auto* bytes = static_cast<const unsigned char*>(data);
+        for (std::size_t i = 0; i < size; ++i) hash = (hash ^ bytes[i]) * 1099511628211ull;
+    };
+    bool any = false;
+    for (const auto& outcome : run.outcomes) {
+        const int status = static_cast<int>(outcome.status);
+        mix(&status, sizeof status);
+        for (const auto& [name, tensor] : outcome.got) {
+            any = true;
+            mix(name.data(), name.size());
+            for (std::size_t size : tensor.shape()) mix(&size, sizeof size);
+            mix(tensor.data(), tensor.size() * sizeof(double));
         }
     }
-    if (errors > 6) out += "… and " + std::to_string(errors - 6) + " more errors\n";
-    return out;
+    if (!any) return "";
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+    return text;
 }
 
-// One build-and-check round; returns true when every check passed.
-bool check_once(const tutor::ExerciseInfo& exercise, const tutor::Terminal& terminal) {
-    const std::string source = tutor::source_directory();
-    std::cout << paint(terminal, tutor::Style::dim, "building " + exercise.student_path + " …") << std::endl;
-    std::string log;
-    const int built = capture("cmake --build " + quoted(ATTN_BUILD_DIR) + " --target " + exercise.target, log);
-    if (built != 0) {
-        std::string errors = compiler_errors(log, source);
+Round check_once(const exercises::Exercise& exercise, const std::string& student_file, const ExerciseOptions& options,
+                 const tutor::Terminal& terminal) {
+    Round round;
+    std::string shown = student_file;
+    const std::string source = fs::path(tutor::source_directory()).lexically_normal().string() + "/";
+    if (shown.rfind(source, 0) == 0) shown = shown.substr(source.size());
+    std::cout << paint(terminal, tutor::Style::dim, "building " + shown + " …") << std::endl;
+    const exercises::StudentBuild build =
+        exercises::build_student_program({ATTN_BUILD_DIR, tutor::source_directory()}, exercise, student_file);
+    if (build.status == exercises::StudentBuild::Status::compile_error) {
         std::cout << paint(terminal, tutor::Style::bad, "✗ your code does not compile:") << "\n\n"
-                  << (errors.empty() ? log : errors) << "\n";
-        return false;
+                  << exercises::printable(build.messages) << "\n";
+        return round;
     }
-    const std::string program = (fs::path(ATTN_BUILD_DIR) / exercise.target).string();
-    std::cout.flush();
-    const int status = std::system(quoted(program).c_str());
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (!build.warnings.empty()) {
+        std::cout << paint(terminal, tutor::Style::dim, "The compiler warns about your file:") << "\n"
+                  << exercises::printable(build.warnings) << "\n";
+    }
+    if (build.status == exercises::StudentBuild::Status::refused) {
+        std::cout << paint(terminal, tutor::Style::bad, "✗ " + build.messages) << "\n";
+        return round;
+    }
+
+    exercises::Limits limits;
+    limits.seconds_per_case = options.time_limit;
+    limits.address_sanitizer = ATTN_EXERCISE_ASAN != 0;
+    exercises::print_heading(std::cout, terminal, exercise);
+    std::cout.flush();  // the heading marks the start of the run (tests time the run from it)
+    bool not_implemented_shown = false;
+    const exercises::RunReport run = exercises::run_cases(exercise, build.program, limits, [&](std::size_t i, const CaseOutcome& o) {
+        exercises::print_case(std::cout, terminal, exercise.cases[i], o, not_implemented_shown);
+    });
+    const exercises::Diagnosis diagnosis = exercises::diagnose(exercise, run.outcomes);
+    exercises::print_ending(std::cout, terminal, run, diagnosis);
+    round.passed = run.passed();
+    round.internal_error = run.internal_error;
+    round.untouched_stub = run.stopped.empty() && run.count(CaseOutcome::Status::not_implemented) == run.outcomes.size();
+    round.numbers = fingerprint(run);
+    round.failing_step = diagnosis.failing_step;
+    return round;
 }
 
-void record(const tutor::ExerciseInfo& exercise, bool passed, const tutor::Terminal& terminal) {
+void print_hint(const std::vector<tutor::Hint>& hints, int number, const std::string& note, const tutor::Terminal& terminal) {
+    if (number <= 0) return;
+    const tutor::Hint& hint = hints[static_cast<std::size_t>(number - 1)];
+    std::string about;
+    for (const auto& step : hint.steps) about += (about.empty() ? "" : ", ") + step;
+    const std::string title = "Hint " + std::to_string(number) + " of " + std::to_string(hints.size()) +
+                              (about.empty() ? "" : " (" + about + ")") + note;
+    std::cout << "\n" << paint(terminal, tutor::Style::heading, title) << "\n" << tutor::render_markdown(hint.text, terminal) << "\n";
+}
+
+void record(const tutor::ExerciseInfo& info, const Round& round, const tutor::Terminal& terminal) {
     const std::string path = tutor::progress_path();
     tutor::Progress progress = tutor::read_progress(path);
-    tutor::ExerciseProgress& entry = progress[exercise.number];
-    entry.passed = passed;
-    if (passed) {
-        std::cout << "\n" << paint(terminal, tutor::Style::good, "Exercise " + std::to_string(exercise.number) + " passes.")
+    tutor::ExerciseProgress& entry = progress[info.number];
+    entry.passed = round.passed;
+    if (round.passed) {
+        std::cout << "\n" << paint(terminal, tutor::Style::good, "Exercise " + std::to_string(info.number) + " passes.")
                   << " `attn progress` shows where you are.\n";
     } else {
-        const auto hints = tutor::read_hints(exercise.hints_path);
-        if (!hints.empty()) {
-            entry.hints_shown = std::min<int>(entry.hints_shown + 1, static_cast<int>(hints.size()));
-            const std::string title = "Hint " + std::to_string(entry.hints_shown) + " of " + std::to_string(hints.size()) +
-                                      (entry.hints_shown == static_cast<int>(hints.size()) ? " (the last one)" : "");
-            std::cout << "\n" << paint(terminal, tutor::Style::heading, title) << "\n"
-                      << tutor::render_markdown(hints[static_cast<std::size_t>(entry.hints_shown - 1)], terminal) << "\n";
+        const auto hints = tutor::read_hints(info.hints_path);
+        if (round.untouched_stub && !hints.empty()) {
+            print_hint(hints, 1, "", terminal);  // the first hint is free: it uses nothing up
+        } else if (!round.numbers.empty() && !round.failing_step.empty()) {  // wrong numbers, not a crash or a throw
+            bool revealed = false;
+            const bool unchanged = round.numbers == entry.last_numbers;
+            const int number = tutor::hint_after_failure(hints, entry, round.failing_step, round.numbers, revealed);
+            print_hint(hints, number, unchanged ? " — again: your numbers have not changed" : revealed ? "" : " — again", terminal);
+            if (number == 0 && unchanged) {
+                std::cout << "\nYour numbers are the same as last time. `attn exercise " << info.number
+                          << " --hint` shows the next hint.\n";
+            }
         }
     }
     tutor::write_progress(path, progress);
+}
+
+std::string student_file_of(const tutor::ExerciseInfo& info, const ExerciseOptions& options) {
+    if (options.file.empty()) {
+        if (tutor::ensure_student_file(info)) {
+            std::cout << "Created " << info.student_path << " from the stub: that is the file to edit.\n";
+        }
+        return fs::absolute(info.student_path).lexically_normal().string();
+    }
+    std::error_code error;
+    if (!fs::is_regular_file(options.file, error)) throw InputError("--file " + options.file + ": not a regular file");
+    return fs::absolute(options.file).lexically_normal().string();
 }
 
 }  // namespace
 
 int run_exercise(const GlobalOptions&, const ExerciseOptions& options) {
     const tutor::Terminal terminal = tutor::detect_terminal();
-    const auto exercises = tutor::list_exercises(tutor::source_directory());
-    const tutor::ExerciseInfo& exercise = tutor::find_exercise(exercises, options.exercise);
+    const auto all = tutor::list_exercises(tutor::source_directory());
+    const tutor::ExerciseInfo& info = tutor::find_exercise(all, options.exercise);
     if (options.reset) {
-        const std::string backup = tutor::reset_exercise(exercise);
+        const std::string backup = tutor::reset_exercise(info);
         if (!backup.empty()) std::cout << "Your file was saved as " << backup << "\n";
-        std::cout << "Restored the stub: " << exercise.student_path << "\n";
+        std::cout << "Restored the stub: " << info.student_path << "\n";
         tutor::Progress progress = tutor::read_progress(tutor::progress_path());
-        progress[exercise.number] = tutor::ExerciseProgress{};
+        progress[info.number] = tutor::ExerciseProgress{};
         tutor::write_progress(tutor::progress_path(), progress);
         return exit_success;
     }
-    if (tutor::ensure_student_file(exercise)) {
-        std::cout << "Created " << exercise.student_path << " from the stub: that is the file to edit.\n";
+    if (options.hint) {
+        const auto hints = tutor::read_hints(info.hints_path);
+        tutor::Progress progress = tutor::read_progress(tutor::progress_path());
+        const int number = tutor::next_hint_on_demand(hints, progress[info.number]);
+        if (number == 0) std::cout << "Exercise " << info.number << " has no hints.\n";
+        print_hint(hints, number, "", terminal);
+        tutor::write_progress(tutor::progress_path(), progress);
+        return exit_success;
     }
-    bool passed = check_once(exercise, terminal);
-    record(exercise, passed, terminal);
-    if (!options.watch) return passed ? exit_success : exit_check_failed;
+    const std::string student_file = student_file_of(info, options);
+    const exercises::Exercise exercise = exercises::exercise_definition(info.number, tutor::source_directory());
+    Round round = check_once(exercise, student_file, options, terminal);
+    record(info, round, terminal);
+    if (round.internal_error) return exit_internal_error;
+    if (!options.watch) return round.passed ? exit_success : exit_check_failed;
 
     // --watch: check again whenever the student's file changes, until Ctrl-C.
     std::error_code error;
-    auto last = fs::last_write_time(exercise.student_path, error);
-    std::cout << paint(terminal, tutor::Style::dim, "watching " + exercise.student_path + " — Ctrl-C to stop") << std::endl;
+    auto last = fs::last_write_time(student_file, error);
+    std::cout << paint(terminal, tutor::Style::dim, "watching " + student_file + " — Ctrl-C to stop") << std::endl;
     while (true) {
         std::this_thread::sleep_for(std::chrono::milliseconds(500));
-        const auto now = fs::last_write_time(exercise.student_path, error);
+        const auto now = fs::last_write_time(student_file, error);
         if (error || now == last) continue;
         last = now;
         std::cout << "\n" << paint(terminal, tutor::Style::heading, "── changed: checking again ──") << "\n";
-        passed = check_once(exercise, terminal);
-        record(exercise, passed, terminal);
-        std::cout << paint(terminal, tutor::Style::dim, "watching " + exercise.student_path + " — Ctrl-C to stop") << std::endl;
+        round = check_once(exercise, student_file, options, terminal);
+        record(info, round, terminal);
+        std::cout << paint(terminal, tutor::Style::dim, "watching " + student_file + " — Ctrl-C to stop") << std::endl;
     }
 }
 
@@ -152,7 +216,9 @@ int run_progress(const GlobalOptions&, const ProgressOptions&) {
         passed += done;
         std::cout << "  " << (done ? paint(terminal, tutor::Style::good, "✓") : started ? paint(terminal, tutor::Style::bad, "✗") : "·")
                   << " exercise " << exercise.number << "  " << exercise.folder.substr(3)
-                  << (done ? "  passes" : started ? "  not passing yet (" + std::to_string(found->second.hints_shown) + " hints seen)" : "  not started")
+                  << (done ? "  passes"
+                           : started ? "  not passing yet (" + std::to_string(found->second.hints_shown.size()) + " hints seen)"
+                                     : "  not started")
                   << "\n";
     }
     std::cout << passed << " of " << exercises.size() << " exercises pass\n";

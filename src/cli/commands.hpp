@@ -64,9 +64,12 @@ struct RunOptions {
 int run_seed_example(const GlobalOptions& global, const RunOptions& options);
 
 struct ExerciseOptions {
-    std::string exercise;  // number or slug
+    std::string exercise;      // number or slug
     bool watch = false;
     bool reset = false;
+    bool hint = false;         // show the next hint and stop
+    std::string file;          // check this file instead of lessons/NN-slug/exercise.cpp
+    double time_limit = 5.0;   // seconds per case for the student's program
 };
 int run_exercise(const GlobalOptions& global, const ExerciseOptions& options);
 

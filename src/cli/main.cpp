@@ -161,8 +161,16 @@ CLI::App* setup_exercise(CLI::App& app, ExerciseOptions& options) {
     command->add_option("exercise", options.exercise, "Exercise number or slug, e.g. 1 or dot-product")->required();
     command->add_flag("--watch", options.watch, "Check again whenever the file changes (Ctrl-C to stop)");
     command->add_flag("--reset", options.reset, "Restore the stub, after saving your file as a timestamped backup beside it");
-    command->footer("Exit code 0 when every check passes, 1 when one fails or the code does not compile, 2 on bad input.\n"
-                    "Each failed run shows the next hint.");
+    command->add_flag("--hint", options.hint, "Show the next hint (about the step that failed last) and stop");
+    command->add_option("--file", options.file, "Check this file instead of lessons/NN-slug/exercise.cpp")->check(CLI::ExistingFile);
+    command->add_option("--time-limit", options.time_limit, "Seconds your code may take per case before it is stopped")
+        ->check(CLI::Range(0.1, 3600.0))
+        ->capture_default_str();
+    command->footer("Your code runs in its own process with a time limit per case, a memory limit, and bounds checks:\n"
+                    "an endless loop, a crash or exit() fails the run and says in which case. Only the results your\n"
+                    "code reports for every case make a pass. A new hint is shown when your numbers change and still\n"
+                    "fail (never for a compile error or an unchanged file); --hint shows the next one on demand.\n"
+                    "Exit code 0 when every check passes, 1 when one fails or the code does not compile, 2 on bad input.");
     return command;
 }
 

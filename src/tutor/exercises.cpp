@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -41,7 +45,6 @@ std::vector<ExerciseInfo> list_exercises(const std::string& source) {
         info.stub_path = (entry.path() / "stub.cpp").string();
         info.hints_path = (entry.path() / "hints.md").string();
         info.student_path = (fs::path(source) / "lessons" / folder / "exercise.cpp").string();
-        info.target = "exercise_" + folder.substr(0, 2);
         exercises.push_back(std::move(info));
     }
     if (exercises.empty()) throw InputError(source + "/exercises: no exercises found");
@@ -60,19 +63,31 @@ const ExerciseInfo& find_exercise(const std::vector<ExerciseInfo>& exercises, co
     throw InputError("unknown exercise '" + number_or_slug + "'; the exercises are: " + known);
 }
 
-std::vector<std::string> read_hints(const std::string& path) {
+std::vector<Hint> read_hints(const std::string& path) {
     std::ifstream file(path);
-    std::vector<std::string> hints;
+    std::vector<Hint> hints;
+    const std::string steps_marker = "<!-- steps:";
     for (std::string line; std::getline(file, line);) {
         if (line.rfind("## Hint", 0) == 0) {
             hints.emplace_back();
             continue;
         }
-        if (!hints.empty()) hints.back() += line + "\n";
+        if (hints.empty()) continue;
+        if (line.rfind(steps_marker, 0) == 0 && hints.back().text.empty()) {
+            std::istringstream names(line.substr(steps_marker.size(), line.find("-->") - steps_marker.size()));
+            for (std::string name; std::getline(names, name, ',');) {
+                name.erase(0, name.find_first_not_of(' '));
+                name.erase(name.find_last_not_of(' ') + 1);
+                if (!name.empty()) hints.back().steps.push_back(name);
+            }
+            continue;
+        }
+        hints.back().text += line + "\n";
     }
     for (auto& hint : hints) {
-        while (!hint.empty() && (hint.back() == '\n' || hint.back() == ' ')) hint.pop_back();
-        while (!hint.empty() && hint.front() == '\n') hint.erase(hint.begin());
+        std::string& text = hint.text;
+        while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+        while (!text.empty() && text.front() == '\n') text.erase(text.begin());
     }
     return hints;
 }
@@ -112,11 +127,11 @@ std::string reset_exercise(const ExerciseInfo& exercise) {
     // The backup is complete before the student's file is touched.
     const std::string temporary = exercise.student_path + ".tmp-" + std::to_string(::getpid());
     copy_file(exercise.stub_path, temporary);
-    std::error_code error;
-    fs::rename(temporary, exercise.student_path, error);
-    if (error) {
-        fs::remove(temporary, error);
-        throw InputError("cannot restore " + exercise.student_path + ": " + error.message());
+    if (std::rename(temporary.c_str(), exercise.student_path.c_str()) != 0) {
+        const int error = errno;  // read before the cleanup below can change it
+        std::error_code ignored;
+        fs::remove(temporary, ignored);
+        throw InputError("cannot restore " + exercise.student_path + ": " + std::strerror(error));
     }
     return backup;
 }
@@ -129,42 +144,126 @@ std::string progress_path() {
 }
 
 Progress read_progress(const std::string& path) {
-    // One line per exercise: "exercise 1 passed hints=2" or "exercise 3 failing hints=1".
+    // One line per exercise: "exercise 1 passed shown=1,2" or "exercise 3 failing shown=1,3 numbers=… step=weights".
+    // An older file's "hints=2" (a count) means hints 1 and 2.
     Progress progress;
     std::ifstream file(path);
     for (std::string line; std::getline(file, line);) {
         std::istringstream words(line);
-        std::string keyword, status, hints;
+        std::string keyword, status, field;
         int number = 0;
-        if (!(words >> keyword >> number >> status >> hints) || keyword != "exercise" || hints.rfind("hints=", 0) != 0) continue;
+        if (!(words >> keyword >> number >> status) || keyword != "exercise") continue;
         ExerciseProgress entry;
         entry.passed = status == "passed";
-        entry.hints_shown = std::atoi(hints.c_str() + 6);
+        while (words >> field) {
+            const auto equals = field.find('=');
+            const std::string name = field.substr(0, equals), value = equals == std::string::npos ? "" : field.substr(equals + 1);
+            const bool digits = !value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
+                return std::isdigit(static_cast<unsigned char>(c)) || c == ',';
+            });
+            // A hint number is 1 … 64; anything else in a (hand-edited, hostile) file is ignored.
+            auto hint_number = [](const std::string& text) {
+                const long n = text.size() > 3 ? 0 : std::strtol(text.c_str(), nullptr, 10);
+                return n >= 1 && n <= 64 ? int(n) : 0;
+            };
+            if (name == "hints" && digits) {
+                const int count = value.size() > 3 ? 64 : std::max(hint_number(value), 0);
+                for (int hint = 1; hint <= count; ++hint) entry.hints_shown.insert(hint);
+            } else if (name == "shown" && digits) {
+                std::istringstream numbers(value);
+                for (std::string hint; std::getline(numbers, hint, ',');) {
+                    if (hint_number(hint) > 0) entry.hints_shown.insert(hint_number(hint));
+                }
+            } else if (name == "numbers") {
+                entry.last_numbers = value;
+            } else if (name == "step") {
+                entry.last_step = value;
+            }
+        }
         progress[number] = entry;
     }
     return progress;
 }
 
 void write_progress(const std::string& path, const Progress& progress) {
-    std::error_code error;
-    fs::create_directories(fs::path(path).parent_path(), error);
+    std::error_code created;
+    fs::create_directories(fs::path(path).parent_path(), created);
+    if (created) throw InputError("cannot write the progress file " + path + ": " + created.message());
+    std::ostringstream text;
+    for (const auto& [number, entry] : progress) {
+        std::string shown;
+        for (int hint : entry.hints_shown) shown += (shown.empty() ? "" : ",") + std::to_string(hint);
+        text << "exercise " << number << " " << (entry.passed ? "passed" : "failing") << " shown=" << shown;
+        if (!entry.last_numbers.empty()) text << " numbers=" << entry.last_numbers;
+        if (!entry.last_step.empty()) text << " step=" << entry.last_step;
+        text << "\n";
+    }
     const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
-    {
-        std::ofstream file(temporary, std::ios::trunc);
-        for (const auto& [number, entry] : progress) {
-            file << "exercise " << number << " " << (entry.passed ? "passed" : "failing") << " hints=" << entry.hints_shown << "\n";
-        }
-        file.close();
-        if (!file) {
-            fs::remove(temporary, error);
-            throw InputError("cannot write the progress file " + path);
-        }
+    const std::string contents = text.str();
+    // Each call's errno is read at once: a later cleanup call would overwrite it.
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) throw InputError("cannot write the progress file " + path + ": " + std::strerror(errno));
+    std::size_t written = 0;
+    int error = 0;
+    while (written < contents.size() && error == 0) {
+        const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) error = errno;
+        else written += static_cast<std::size_t>(n);
     }
-    fs::rename(temporary, path, error);
-    if (error) {
-        fs::remove(temporary, error);
-        throw InputError("cannot write the progress file " + path + ": " + error.message());
+    if (::close(fd) != 0 && error == 0) error = errno;
+    if (error == 0 && std::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
+    if (error != 0) {
+        ::unlink(temporary.c_str());
+        throw InputError("cannot write the progress file " + path + ": " + std::strerror(error));
     }
+}
+
+namespace {
+
+bool about(const Hint& hint, const std::string& step) {
+    return hint.steps.empty() || step.empty() || std::find(hint.steps.begin(), hint.steps.end(), step) != hint.steps.end();
+}
+
+// The first hint about `step` not shown yet (1-based), or 0.
+int next_unshown(const std::vector<Hint>& hints, const ExerciseProgress& entry, const std::string& step) {
+    for (std::size_t i = 0; i < hints.size(); ++i) {
+        if (about(hints[i], step) && !entry.hints_shown.count(int(i) + 1)) return int(i) + 1;
+    }
+    return 0;
+}
+
+// The last hint about `step` already shown (1-based), or 0.
+int last_shown(const std::vector<Hint>& hints, const ExerciseProgress& entry, const std::string& step) {
+    for (std::size_t i = hints.size(); i-- > 0;) {
+        if (about(hints[i], step) && entry.hints_shown.count(int(i) + 1)) return int(i) + 1;
+    }
+    return 0;
+}
+
+}  // namespace
+
+int hint_after_failure(const std::vector<Hint>& hints, ExerciseProgress& entry, const std::string& failing_step,
+                       const std::string& numbers, bool& revealed) {
+    revealed = false;
+    const bool changed = numbers != entry.last_numbers;
+    entry.last_numbers = numbers;
+    entry.last_step = failing_step;
+    const int next = next_unshown(hints, entry, failing_step);
+    if (changed && next > 0) {
+        entry.hints_shown.insert(next);
+        revealed = true;
+        return next;
+    }
+    return last_shown(hints, entry, failing_step);
+}
+
+int next_hint_on_demand(const std::vector<Hint>& hints, ExerciseProgress& entry) {
+    int next = next_unshown(hints, entry, entry.last_step);
+    if (next == 0) next = next_unshown(hints, entry, "");
+    if (next == 0) return hints.empty() ? 0 : int(hints.size());
+    entry.hints_shown.insert(next);
+    return next;
 }
 
 }  // namespace attn::tutor

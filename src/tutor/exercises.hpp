@@ -1,11 +1,16 @@
-// tutor/exercises.hpp — the exercises: where the student's files are, their hints, the stubs to
-// reset from, and the progress file.
+// tutor/exercises.hpp — the exercises' files: where the student's file is, the hints, the stub to
+// reset from, and the progress file; and which hint a run earns.
 //
 // Why these rules: a student's work is never destroyed. The shipped stub of exercise N lives in
 // exercises/NN-slug/stub.cpp; the student's copy is lessons/NN-slug/exercise.cpp, created from
 // the stub when missing and not tracked by git. A reset first copies the student's file to a
-// timestamped backup beside it. Progress (which exercises pass, how many hints were shown) is a
-// small text file replaced atomically (written to a temporary file, then renamed).
+// timestamped backup beside it. Progress (which exercises pass, which hints were shown, a
+// fingerprint of the last wrong numbers) is a small text file replaced atomically.
+//
+// Hints climb, and follow the failure: each "## Hint N" section of hints.md says which steps it is
+// about (a `<!-- steps: weights, context -->` line; none: any step). A hint is used up only when
+// the student's numbers change and still fail — never by a compile error, a crash, the untouched
+// stub or an unchanged file — and it is the next one about the step that failed.
 //
 //   auto exercises = list_exercises(source_directory());
 //   const ExerciseInfo& e = find_exercise(exercises, "1");
@@ -14,6 +19,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,7 +31,6 @@ struct ExerciseInfo {
     std::string stub_path;     // exercises/01-dot-product/stub.cpp
     std::string hints_path;    // exercises/01-dot-product/hints.md
     std::string student_path;  // lessons/01-dot-product/exercise.cpp
-    std::string target;        // the CMake target that builds the student's checks: "exercise_01"
 };
 
 /// The source tree: $ATTN_SOURCE_DIR, else the folder this build was configured from.
@@ -37,19 +42,27 @@ std::vector<ExerciseInfo> list_exercises(const std::string& source);
 /// By number ("1", "01") or slug; InputError listing the exercises otherwise.
 const ExerciseInfo& find_exercise(const std::vector<ExerciseInfo>& exercises, const std::string& number_or_slug);
 
-/// The hints of a hints.md: the text of each "## Hint N" section, in order.
-std::vector<std::string> read_hints(const std::string& path);
+struct Hint {
+    std::string text;                // Markdown
+    std::vector<std::string> steps;  // the steps it is about; empty: any step
+};
+
+/// The hints of a hints.md: each "## Hint N" section, in order, with its `<!-- steps: … -->` line.
+std::vector<Hint> read_hints(const std::string& path);
 
 /// Copies the stub to the student's path when the student has no file yet; true when it did.
 bool ensure_student_file(const ExerciseInfo& exercise);
 
 /// Backs up the student's file beside it (…/exercise.cpp.YYYY-MM-DDTHH-MM-SS.bak), then restores
-/// the stub. Returns the backup's path ("" when there was no student file to keep).
+/// the stub. Returns the backup's path ("" when there was no student file to keep). InputError
+/// naming the file and the failed call's errno when it cannot.
 std::string reset_exercise(const ExerciseInfo& exercise);
 
 struct ExerciseProgress {
     bool passed = false;
-    int hints_shown = 0;
+    std::set<int> hints_shown;  // hint numbers (1-based) revealed so far
+    std::string last_numbers;   // fingerprint of the last failing run's numbers ("" when none)
+    std::string last_step;      // the step that failed last
 };
 
 /// exercise number → progress.
@@ -61,7 +74,18 @@ std::string progress_path();
 /// Reads the progress file; a missing file is no progress, a malformed line is ignored.
 Progress read_progress(const std::string& path);
 
-/// Writes the progress file atomically; InputError naming the path when it cannot.
+/// Writes the progress file atomically; InputError naming the path and the failed call's errno.
 void write_progress(const std::string& path, const Progress& progress);
+
+/// The hint to show after a failed run that produced numbers (`numbers`: their fingerprint;
+/// `failing_step`: the first step that differs). Reveals the next hint about that step only when
+/// the numbers changed; otherwise repeats the last one shown about it. Updates `entry`. Returns
+/// the hint's number (1-based), 0 for none; `revealed` says whether it is new.
+int hint_after_failure(const std::vector<Hint>& hints, ExerciseProgress& entry, const std::string& failing_step,
+                       const std::string& numbers, bool& revealed);
+
+/// `attn exercise N --hint`: reveals the next hint about the step that failed last (or the next
+/// one in order), or repeats the last when every one is shown. Returns its number, 0 when there are none.
+int next_hint_on_demand(const std::vector<Hint>& hints, ExerciseProgress& entry);
 
 }  // namespace attn::tutor

@@ -12,6 +12,7 @@
 #include <cblas.h>
 #include <xtensor/xmanipulation.hpp>
 
+#include "02-luong/mistakes.hpp"
 #include "attn/dot_attention.hpp"
 #include "attn/linear.hpp"
 #include "attn/luong_attention.hpp"
@@ -54,8 +55,7 @@ NamedTensors lesson02_luong(const std::string& /*example*/, const LessonInputs& 
                      {"context", general.context}};
 
     out["seed_parameter_scores"] = seed_parameter_scores(encoder_outputs, decoder_output, W);
-    const Matrix W_transposed = xt::transpose(W);
-    out["scores_with_W_transposed"] = luong_general_attention(encoder_outputs, decoder_output, W_transposed).scores;
+    out["scores_with_W_transposed"] = mistakes::luong_weight_transposed(encoder_outputs, decoder_output, W).scores;
 
     if (inputs.has("bias")) {
         // nn.Linear(H, H, bias=True): h_t · (W h̄_s + c) = h_t · W h̄_s + h_t · c.

@@ -10,32 +10,14 @@
 // and, when the example has Luong's W (H, H):
 //   compared_weights (B, 3, S)             dot, general (lesson 2) and additive weights, one row each
 #include <xtensor/xmanipulation.hpp>
-#include <xtensor/xmath.hpp>
 
+#include "03-bahdanau/mistakes.hpp"
 #include "attn/bahdanau_attention.hpp"
 #include "attn/dot_attention.hpp"
-#include "attn/linear.hpp"
 #include "attn/luong_attention.hpp"
 #include "tutor/lessons.hpp"
 
 namespace attn::tutor {
-
-namespace {
-
-// The seed's first BaAttention reshapes h (B, S, 2H) to (B, 2H, S) and multiplies W1 by each
-// column. A reshape keeps the memory order, so each "column" is 2H consecutive numbers of the
-// flattened h[b] read with a stride of S: not one position's [h̄_s ; h_t] (unless S = 1).
-// Here the same W1, b1, w2, b2 are applied to those columns, so only the reshape differs.
-Matrix reshape_scores(const Tensor3& reshaped, const Matrix& W1, const Vector& b1, const Matrix& w2, const Vector& b2) {
-    const Tensor3 columns = xt::transpose(reshaped, {0, 2, 1});  // (B, S, 2H): the columns as rows
-    const Tensor3 hidden = xt::tanh(linear(columns, W1, b1, "W1"));
-    const Tensor3 scores = linear(hidden, w2, b2, "w2");  // (B, S, 1)
-    Matrix flat = Matrix::from_shape({scores.shape(0), scores.shape(1)});
-    std::copy(scores.begin(), scores.end(), flat.begin());
-    return flat;
-}
-
-}  // namespace
 
 NamedTensors lesson03_bahdanau(const std::string& /*example*/, const LessonInputs& inputs) {
     const Tensor3 encoder_outputs = inputs.get("encoder_outputs", 3, "(B, S, H)");
@@ -61,7 +43,9 @@ NamedTensors lesson03_bahdanau(const std::string& /*example*/, const LessonInput
     std::copy(step.concatenated.begin(), step.concatenated.end(), reshaped.begin());
     out["reshaped"] = reshaped;
     out["transposed"] = Tensor3(xt::transpose(step.concatenated, {0, 2, 1}));
-    out["reshape_weights"] = attend_with_scores(reshape_scores(reshaped, W1, b1, w2, b2), encoder_outputs).weights;
+    // The seed's first BaAttention multiplies W1 by each "column" of that reshape: the same W1, b1,
+    // w2, b2 on the wrong numbers, so only the reshape differs.
+    out["reshape_weights"] = mistakes::bahdanau_reshape_not_transpose(step, encoder_outputs, W1, b1, w2, b2).weights;
 
     if (inputs.has("W")) {
         const Matrix W = inputs.get("W", 2, "(H, H)");

@@ -13,6 +13,7 @@
 #include <limits>
 #include <random>
 
+#include "04-causal-self-attention/mistakes.hpp"
 #include "attn/linear.hpp"
 #include "attn/masks.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
@@ -60,10 +61,9 @@ Tensor3 softmax_slope(const Tensor3& weights) {
 }
 
 NamedTensors saturation(const Tensor3& q, const Tensor3& k) {
-    AttentionOptions unscaled;
-    unscaled.scale = 1.0;  // the raw dot products, as if the division by √d_k were forgotten
-    // The values do not matter here (only the weights are shown); the keys stand in for them.
-    const auto raw = scaled_dot_product_attention(q, k, k, unscaled);
+    // The raw dot products, as if the division by √d_k were forgotten. The values do not matter
+    // here (only the weights are shown); the keys stand in for them.
+    const auto raw = mistakes::attention_unscaled(q, k, k, false);
     const auto scaled = scaled_dot_product_attention(q, k, k);
     return {{"raw_scores", raw.scores},
             {"weights_unscaled", raw.weights},
@@ -81,17 +81,6 @@ Tensor3 masked_fill_weights(const Tensor3& scores, CausalAlignment alignment) {
             for (std::size_t s = 0; s < filled.shape(2); ++s)
                 if (std::isinf(causal(t, s))) filled(b, t, s) = -std::numeric_limits<double>::infinity();
     return softmax_last_axis(filled);
-}
-
-// The mistake: scores * tril(ones) leaves a hidden key with score 0, and exp(0) = 1 is not 0.
-Tensor3 multiplied_weights(const Tensor3& scores, CausalAlignment alignment) {
-    Tensor3 product = scores;
-    const std::size_t T = product.shape(1), S = product.shape(2);
-    for (std::size_t b = 0; b < product.shape(0); ++b)
-        for (std::size_t t = 0; t < T; ++t)
-            for (std::size_t s = 0; s < S; ++s)
-                if (is_future_key(t, s, T, S, alignment)) product(b, t, s) *= 0.0;
-    return softmax_last_axis(product);
 }
 
 }  // namespace
@@ -124,7 +113,8 @@ NamedTensors lesson04_causal_self_attention(const std::string& example, const Le
     out["weights"] = r.weights;
     out["output"] = r.output;
     out["masked_fill_weights"] = masked_fill_weights(r.scores, options.causal_alignment);
-    out["multiplied_weights"] = multiplied_weights(r.scores, options.causal_alignment);
+    // The mistake of multiplying the scores by the 0/1 mask: a hidden key's score becomes 0, and e^0 = 1 is not 0.
+    out["multiplied_weights"] = mistakes::causal_scores_multiplied_by_mask(r, V, options.causal_alignment).weights;
     return out;
 }
 

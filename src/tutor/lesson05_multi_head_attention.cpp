@@ -13,6 +13,7 @@
 //   left_weights, left_output           a query whose keys are all hidden: weights 0, output b_o
 #include <cstddef>
 
+#include "05-multi-head-attention/mistakes.hpp"
 #include "attn/error.hpp"
 #include "attn/multi_head_attention.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
@@ -43,35 +44,6 @@ std::size_t read_heads(const LessonInputs& inputs) {
     return std::size_t(heads(0));
 }
 
-// Head j of a (B, h, T, d_k) tensor, as a (B, T, d_k) tensor.
-Tensor3 head(const Tensor4& x, std::size_t j) {
-    Tensor3 out = Tensor3::from_shape({x.shape(0), x.shape(2), x.shape(3)});
-    for (std::size_t b = 0; b < x.shape(0); ++b)
-        for (std::size_t t = 0; t < x.shape(2); ++t)
-            for (std::size_t i = 0; i < x.shape(3); ++i) out(b, t, i) = x(b, j, t, i);
-    return out;
-}
-
-// Seed 000 unsqueezes its (B, S) mask to (B, 1, S) and lets masked_fill broadcast it against the
-// (B, h, T, S) scores. Broadcasting aligns the trailing axes, so the mask acts as (1, B, 1, S):
-// its first axis lines up with the heads, and head j of *every* sentence gets sentence j's mask.
-Tensor4 seed000_broadcast_weights(const MultiHeadAttentionResult& r, const Matrix& attention_mask) {
-    const std::size_t B = r.weights.shape(0), heads = r.weights.shape(1), T = r.weights.shape(2), S = r.weights.shape(3);
-    Tensor4 weights = Tensor4::from_shape({B, heads, T, S});
-    for (std::size_t j = 0; j < heads; ++j) {
-        AttentionOptions options;
-        Matrix mask = Matrix::from_shape({B, S});
-        for (std::size_t b = 0; b < B; ++b)
-            for (std::size_t s = 0; s < S; ++s) mask(b, s) = attention_mask(j, s);  // sentence j's row, for every b
-        options.attention_mask = mask;
-        const auto head_result = scaled_dot_product_attention(head(r.q_heads, j), head(r.k_heads, j), head(r.v_heads, j), options);
-        for (std::size_t b = 0; b < B; ++b)
-            for (std::size_t t = 0; t < T; ++t)
-                for (std::size_t s = 0; s < S; ++s) weights(b, j, t, s) = head_result.weights(b, t, s);
-    }
-    return weights;
-}
-
 }  // namespace
 
 NamedTensors lesson05_multi_head_attention(const std::string& /*example*/, const LessonInputs& inputs) {
@@ -99,9 +71,7 @@ NamedTensors lesson05_multi_head_attention(const std::string& /*example*/, const
         out["weights_per_head"] = loop.weights;
         out["output_per_head"] = loop.output;
 
-        AttentionOptions unscaled;
-        unscaled.scale = 1.0;
-        const MultiHeadAttentionResult forgot = multi_head_attention(x, x, x, w, heads, unscaled);
+        const MultiHeadAttentionResult forgot = mistakes::heads_scaled_by(r, w, std::nullopt, 1.0);  // no 1/√d_k
         out["weights_unscaled"] = forgot.weights;
         out["output_unscaled"] = forgot.output;
     }
@@ -113,7 +83,10 @@ NamedTensors lesson05_multi_head_attention(const std::string& /*example*/, const
         const MultiHeadAttentionResult r = multi_head_attention(batch, batch, batch, w, heads, options);
         out["batch_weights"] = r.weights;
         out["batch_output"] = r.output;
-        if (batch.shape(0) == heads) out["seed000_batch_weights"] = seed000_broadcast_weights(r, *options.attention_mask);
+        // Seed 000 unsqueezes its (B, S) mask to (B, 1, S) and lets masked_fill broadcast it against the
+        // (B, h, T, S) scores: the mask's first axis lines up with the heads, so head j of *every*
+        // sentence gets sentence j's mask.
+        if (batch.shape(0) == heads) out["seed000_batch_weights"] = mistakes::mask_on_heads_axis(r, w, *options.attention_mask).weights;
     }
 
     if (inputs.has("batch_left")) {

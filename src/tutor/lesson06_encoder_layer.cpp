@@ -14,6 +14,7 @@
 #include <cmath>
 #include <random>
 
+#include "06-encoder-layer/mistakes.hpp"
 #include "attn/encoder_layer.hpp"
 #include "tutor/lessons.hpp"
 #include "tutor/named_weights.hpp"
@@ -32,14 +33,8 @@ NamedTensors layer_norm_example(const LessonInputs& inputs) {
                      {"pytorch", pytorch.output},      {"annotated_variance", annotated.variance},
                      {"annotated", annotated.output}};
     if (N > 1) {
-        // nn.LayerNorm(x.shape): every value of x in one row, normalised together.
-        Matrix one_row = Matrix::from_shape({1, N * D});
-        std::copy(x.begin(), x.end(), one_row.begin());
-        const Vector all_ones = xt::ones<double>({N * D}), all_zeros = xt::zeros<double>({N * D});
-        const Matrix whole = layer_norm(one_row, all_ones, all_zeros).output;
-        Matrix reshaped = Matrix::from_shape({N, D});
-        std::copy(whole.begin(), whole.end(), reshaped.begin());
-        out["whole_tensor"] = reshaped;
+        // nn.LayerNorm(x.shape): every value of x normalised together, one mean and one variance.
+        out["whole_tensor"] = mistakes::layer_norm_whole_tensor(x, ones, zeros, default_layer_norm_eps).output;
     }
     return out;
 }

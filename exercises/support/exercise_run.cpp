@@ -1,0 +1,198 @@
+#include "exercise_run.hpp"
+
+#include <algorithm>
+
+namespace attn::exercises {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+wire::Encoder request(std::uint32_t index, const Case& c) {
+    wire::Encoder message;
+    message.u32(index);
+    message.string(c.call);
+    message.u32(static_cast<std::uint32_t>(c.inputs.size()));
+    for (const auto& [name, tensor] : c.inputs) message.tensor(name, tensor.shape(), tensor);
+    return message;
+}
+
+NamedTensors decode_result(wire::Decoder& in) {
+    NamedTensors got;
+    const std::uint32_t count = in.u32();
+    for (std::uint32_t i = 0; i < count; ++i) {
+        wire::Tensor tensor = in.tensor();
+        std::vector<std::size_t> shape(tensor.shape.begin(), tensor.shape.end());
+        DynamicTensor value = DynamicTensor::from_shape(shape);
+        std::copy(tensor.values.begin(), tensor.values.end(), value.begin());
+        got[tensor.name] = std::move(value);
+    }
+    return got;
+}
+
+// What xtensor's bounds check (XTENSOR_ENABLE_ASSERT) says, without the header's path and line.
+std::string readable_exception(const std::string& type, const std::string& what) {
+    std::string message = what;
+    const std::string marker = "check failed\n\t";
+    const auto at = message.find(marker);
+    if (at != std::string::npos) {
+        return "your code read or wrote outside a tensor: " + message.substr(at + marker.size()) +
+               " (xtensor's bounds check; indices run from 0 to size − 1)";
+    }
+    std::string text = "your code threw " + type + (message.empty() ? "" : ": " + message);
+    if (type == "std::bad_alloc") text += " (it ran out of memory: is a size wrong?)";
+    return text;
+}
+
+CaseOutcome failure_outcome(wire::Decoder& in, bool& internal_error) {
+    CaseOutcome outcome;
+    const auto kind = static_cast<wire::FailureKind>(in.u32());
+    const std::string type = in.string(), what = in.string();
+    switch (kind) {
+        case wire::FailureKind::not_implemented:
+            outcome.status = CaseOutcome::Status::not_implemented;
+            outcome.message = what;
+            break;
+        case wire::FailureKind::std_exception:
+            outcome.status = CaseOutcome::Status::threw;
+            outcome.message = readable_exception(type, what);
+            break;
+        case wire::FailureKind::other_exception:
+            outcome.status = CaseOutcome::Status::threw;
+            outcome.message = "your code threw a value of type " + type +
+                              ", which is not a std::exception (`throw 42;`?): throw std::runtime_error(\"…\") to say what went wrong";
+            break;
+        default:
+            internal_error = true;
+            outcome.status = CaseOutcome::Status::threw;
+            outcome.message = "the checker and your program disagree about this case: " + what + " (a bug of attn, please report it)";
+    }
+    return outcome;
+}
+
+// The sentence about a program that ended or crashed inside `function` in case `name`.
+std::string ended_sentence(const Sandbox& program, const std::string& name, const std::string& function) {
+    const std::string where = name.empty() ? "before its first case" : "in case \"" + name + "\"" +
+                                                                           (function.empty() ? "" : ", inside " + function);
+    const std::string output = program.output();
+    if (output.find("out-of-memory") != std::string::npos || output.find("allocation-size-too-big") != std::string::npos ||
+        output.find("RSS limit exceeded") != std::string::npos) {
+        return "your code ran out of memory " + where + ": is a size wrong, or does a loop keep allocating?";
+    }
+    const auto undefined = output.find(": runtime error: ");
+    if (undefined != std::string::npos) {
+        const std::size_t start = undefined + 17, end = output.find('\n', start);
+        return "your code crashed (undefined behaviour: " +
+               output.substr(start, end == std::string::npos ? std::string::npos : end - start) + ") " + where +
+               ". The report below names the line.";
+    }
+    const auto asan = output.find("ERROR: AddressSanitizer: ");
+    if (asan != std::string::npos) {
+        const std::size_t start = asan + 25, end = output.find_first_of(" \n", start);
+        std::string kind = output.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        if (kind == "SEGV") kind = "segmentation fault: a read or write at an address that is not yours";
+        if (kind == "ABRT") kind = "abort";
+        if (kind == "heap-buffer-overflow" || kind == "stack-buffer-overflow") kind += ": a read or write past the end of a tensor or array";
+        return "your code crashed (" + kind + ") " + where + ". AddressSanitizer's report below names the line.";
+    }
+    if (program.signal() != 0) return "your code crashed (" + program.how_it_ended() + ") " + where + ".";
+    return "your program ended (" + program.how_it_ended() + ") " + where +
+           ", before reporting its results: does your code call exit() or abort()? A case counts only when its results arrive.";
+}
+
+}  // namespace
+
+bool RunReport::passed() const {
+    return stopped.empty() && !internal_error && !outcomes.empty() &&
+           std::all_of(outcomes.begin(), outcomes.end(), [](const auto& o) { return o.status == CaseOutcome::Status::passed; });
+}
+
+std::size_t RunReport::count(CaseOutcome::Status status) const {
+    return static_cast<std::size_t>(std::count_if(outcomes.begin(), outcomes.end(), [&](const auto& o) { return o.status == status; }));
+}
+
+RunReport run_cases(const Exercise& exercise, const std::string& program, const Limits& limits, const CaseCallback& on_case) {
+    RunReport report;
+    report.outcomes.resize(exercise.cases.size());
+    Sandbox sandbox(program, limits);
+    const auto limit = std::chrono::milliseconds(static_cast<long long>(limits.seconds_per_case * 1000));
+    const std::string limit_text = [&] {
+        char text[32];
+        std::snprintf(text, sizeof text, "%g s", limits.seconds_per_case);
+        return std::string(text);
+    }();
+
+    auto stop = [&](const Sandbox::Event& event, const std::string& name, const std::string& function) {
+        if (event.kind == Sandbox::Event::Kind::timed_out) {
+            report.stopped = "your code did not finish within " + limit_text +
+                             (name.empty() ? " (and 5 s more) of starting: does a global's constructor loop?"
+                                           : " in case \"" + name + "\"" + (function.empty() ? "" : ", inside " + function)) +
+                             " (an endless loop?), and was stopped. A loop counting down with an unsigned counter "
+                             "(std::size_t s; s >= 0; --s) never ends: s >= 0 is always true. `--time-limit S` allows more time.";
+        } else if (event.kind == Sandbox::Event::Kind::protocol_error) {
+            report.stopped = "your program wrote something the checker cannot read on its report channel (" + event.detail +
+                             ") " + (name.empty() ? "before its first case" : "in case \"" + name + "\"") +
+                             ": does your code write to file descriptor 4, or close it?";
+        } else {
+            report.stopped = ended_sentence(sandbox, name, function);
+        }
+    };
+
+    // Starting (loading, the sanitizers' set-up, a busy machine) gets five seconds more than a case.
+    Sandbox::Event event = sandbox.next(Clock::now() + limit + std::chrono::seconds(5));
+    if (event.kind != Sandbox::Event::Kind::frame || event.frame.type != wire::FrameType::hello) {
+        if (event.kind == Sandbox::Event::Kind::frame) {
+            event.kind = Sandbox::Event::Kind::protocol_error;
+            event.detail = "no greeting";
+        }
+        stop(event, "", "");
+        report.output = sandbox.output();
+        return report;
+    }
+    for (std::size_t i = 0; i < exercise.cases.size() && report.stopped.empty() && !report.internal_error; ++i) {
+        const Case& c = exercise.cases[i];
+        sandbox.send(wire::FrameType::request, request(static_cast<std::uint32_t>(i), c));
+        const auto deadline = Clock::now() + limit;
+        std::string function;
+        while (true) {
+            event = sandbox.next(deadline);
+            if (event.kind != Sandbox::Event::Kind::frame) {
+                stop(event, c.name, function);
+                report.outcomes[i].status = CaseOutcome::Status::threw;  // this case failed; the later ones never ran
+                report.outcomes[i].message = report.stopped;
+                break;
+            }
+            try {
+                wire::Decoder in(event.frame.payload);
+                if (in.u32() != i) throw wire::ProtocolError("a report for another case");
+                if (event.frame.type == wire::FrameType::calling) {
+                    function = in.string();
+                    continue;
+                }
+                if (event.frame.type == wire::FrameType::result) {
+                    report.outcomes[i] = judge_case(c, decode_result(in));
+                } else if (event.frame.type == wire::FrameType::failure) {
+                    report.outcomes[i] = failure_outcome(in, report.internal_error);
+                } else {
+                    throw wire::ProtocolError("an unexpected frame");
+                }
+            } catch (const wire::ProtocolError& e) {
+                event.kind = Sandbox::Event::Kind::protocol_error;
+                event.detail = e.what();
+                stop(event, c.name, function);
+                report.outcomes[i].status = CaseOutcome::Status::threw;
+                report.outcomes[i].message = report.stopped;
+                break;
+            }
+            if (on_case) on_case(i, report.outcomes[i]);
+            break;
+        }
+    }
+    // Done: a program that served every case gets two seconds to exit; one that broke off, none.
+    if (report.stopped.empty()) sandbox.send(wire::FrameType::end, wire::Encoder{});
+    sandbox.finish(Clock::now() + (report.stopped.empty() ? std::chrono::seconds(2) : std::chrono::seconds(0)));
+    report.output = sandbox.output();
+    return report;
+}
+
+}  // namespace attn::exercises

@@ -1,0 +1,93 @@
+#include "report.hpp"
+
+#include <cstdio>
+
+#include "attn/shape.hpp"
+#include "sandbox.hpp"
+#include "tutor/tensor_format.hpp"
+
+namespace attn::exercises {
+
+namespace {
+
+using tutor::paint;
+using tutor::Style;
+
+std::string indent(const std::string& text, const std::string& prefix) {
+    std::string out = prefix;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        out += text[i];
+        if (text[i] == '\n' && i + 1 < text.size()) out += prefix;
+    }
+    return out;
+}
+
+// When the summary's six digits show the same number twice, the digits that differ.
+std::string same_when_rounded(const tutor::Comparison& comparison) {
+    char expected[32], got[32];
+    std::snprintf(expected, sizeof expected, "%.6g", comparison.worst_expected);
+    std::snprintf(got, sizeof got, "%.6g", comparison.worst_got);
+    if (!comparison.shapes_match || std::string(expected) != got) return "";
+    std::snprintf(expected, sizeof expected, "%.17g", comparison.worst_expected);
+    std::snprintf(got, sizeof got, "%.17g", comparison.worst_got);
+    return std::string(" — in full: expected ") + expected + ", got " + got;
+}
+
+}  // namespace
+
+void print_heading(std::ostream& out, const tutor::Terminal& terminal, const Exercise& exercise) {
+    out << paint(terminal, Style::heading, "Exercise " + std::to_string(exercise.number) + " · " + exercise.title) << "\n";
+}
+
+void print_case(std::ostream& out, const tutor::Terminal& terminal, const Case& c, const CaseOutcome& outcome,
+                bool& not_implemented_shown) {
+    const std::string bad = paint(terminal, Style::bad, "✗");
+    out << "\n  " << paint(terminal, Style::bold, c.name) << "\n";
+    switch (outcome.status) {
+        case CaseOutcome::Status::not_run:
+            out << "  · not run\n";
+            break;
+        case CaseOutcome::Status::not_implemented:
+            out << "  " << bad << " " << (not_implemented_shown ? "not implemented yet" : printable(outcome.message)) << "\n";
+            not_implemented_shown = true;
+            break;
+        case CaseOutcome::Status::threw:
+            out << "  " << bad << " " << indent(printable(outcome.message), "    ").substr(4) << "\n";
+            break;
+        case CaseOutcome::Status::passed:
+        case CaseOutcome::Status::failed:
+            for (std::size_t k = 0; k < c.expected.size(); ++k) {
+                const tutor::Comparison& comparison = outcome.comparisons[k];
+                const std::string& name = c.expected[k].name;
+                if (comparison.passed) {
+                    out << "  " << paint(terminal, Style::good, "✓") << " " << name << ": " << comparison.summary() << "\n";
+                    continue;
+                }
+                out << "  " << bad << " " << name << ": " << comparison.summary() << same_when_rounded(comparison) << "\n"
+                    << "    expected:\n" << indent(tutor::format_like_pytorch(c.expected[k].value), "      ") << "\n";
+                const auto got = outcome.got.find(name);
+                if (got != outcome.got.end() && got->second.size() <= 4096) {
+                    out << "    got:\n" << indent(tutor::format_like_pytorch(got->second), "      ") << "\n";
+                } else if (got != outcome.got.end()) {
+                    out << "    got: a tensor of shape " << shape_string(comparison.got_shape) << "\n";
+                }
+            }
+            break;
+    }
+    out << std::flush;
+}
+
+void print_ending(std::ostream& out, const tutor::Terminal& terminal, const RunReport& run, const Diagnosis& diagnosis) {
+    if (!run.stopped.empty()) out << "\n" << paint(terminal, Style::bad, "✗ " + run.stopped) << "\n";
+    if (!run.output.empty()) {
+        out << "\n" << paint(terminal, Style::dim, "Your program printed:") << "\n" << indent(printable(run.output), "  | ") << "\n";
+    }
+    if (!diagnosis.message.empty()) out << "\n  → " << paint(terminal, Style::accent, diagnosis.message) << "\n";
+    const std::size_t passed = run.count(CaseOutcome::Status::passed), not_run = run.count(CaseOutcome::Status::not_run);
+    const std::size_t failed = run.outcomes.size() - passed - not_run;
+    std::string totals = std::to_string(passed) + " passed, " + std::to_string(failed) + " failed";
+    if (not_run > 0) totals += ", " + std::to_string(not_run) + " not run";
+    out << "\n" << paint(terminal, run.passed() ? Style::good : Style::bad, totals) << "\n" << std::flush;
+}
+
+}  // namespace attn::exercises

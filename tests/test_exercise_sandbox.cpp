@@ -1,0 +1,285 @@
+// `attn exercise` on planted student files (tests/data/exercises), through the real binary: the
+// student's program can hang, crash, abort, throw anything, exit early, fail to link, call the
+// library's own answer, read past a tensor, print megabytes, eat memory or scribble on its report
+// channel, and the run still ends in time with exit 1 and a sentence that says what happened in
+// which case; the lessons' own traps are named; independent correct implementations pass; hints
+// follow the failure and are used up only by changed numbers.
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <csignal>
+#include <fcntl.h>
+#include <fstream>
+#include <regex>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "support/run_command.hpp"
+#include "support/temp_dir.hpp"
+
+namespace {
+
+using attn::testing::CommandResult;
+using attn::testing::TempDir;
+
+const std::string fixtures = ATTN_SOURCE_DIR "/tests/data/exercises/";
+
+// `attn exercise N --file F ARGS…` with its own progress folder.
+CommandResult check(int number, const std::string& file, const TempDir& state, std::vector<std::string> extra = {}) {
+    std::vector<std::string> arguments = {"exercise", std::to_string(number), "--file", file};
+    arguments.insert(arguments.end(), extra.begin(), extra.end());
+    return attn::testing::run_attn(arguments, {{"ATTN_STATE_DIR", state.path()}});
+}
+
+// Checks tests/data/exercises/`file` as exercise `number`: the exit code and every fragment of the output.
+CommandResult expect_run(int number, const std::string& file, int exit_code, const std::vector<std::string>& fragments,
+                         const TempDir& state = TempDir()) {
+    const CommandResult r = check(number, fixtures + file, state);
+    INFO(file << "\n" << r.out << r.err);
+    CHECK(r.exit_code == exit_code);
+    for (const auto& fragment : fragments) CHECK_THAT(r.out, Catch::Contains(fragment));
+    return r;
+}
+
+std::string progress_of(const TempDir& state) { return attn::testing::read_file(state.path() + "/progress"); }
+
+// Is process `pid` gone (or a zombie waiting for its parent, which runs no code)?
+bool not_running(int pid) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text;
+    if (!std::getline(stat, text)) return true;
+    const auto close = text.rfind(')');
+    return close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'Z';
+}
+
+// Runs `attn` and measures the time from the exercise heading (the student's program starts right
+// after it: the build before it may take long on a busy machine) to the end.
+struct TimedRun {
+    CommandResult result;
+    double seconds_after_heading = -1.0;
+};
+
+TimedRun run_timed(const std::vector<std::string>& arguments, const std::string& state) {
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        ::dup2(fds[1], 1);
+        ::dup2(fds[1], 2);
+        ::close(fds[0]);
+        ::setenv("ATTN_STATE_DIR", state.c_str(), 1);
+        ::setenv("NO_COLOR", "1", 1);
+        std::vector<char*> argv = {const_cast<char*>(ATTN_CLI_PATH)};
+        for (const auto& a : arguments) argv.push_back(const_cast<char*>(a.c_str()));
+        argv.push_back(nullptr);
+        ::execv(ATTN_CLI_PATH, argv.data());
+        ::_exit(127);
+    }
+    ::close(fds[1]);
+    TimedRun run;
+    std::chrono::steady_clock::time_point heading;
+    bool seen = false;
+    char buffer[4096];
+    for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) != 0;) {
+        if (n < 0) continue;
+        run.result.out.append(buffer, static_cast<std::size_t>(n));
+        if (!seen && run.result.out.find("Exercise 1 · ") != std::string::npos) {
+            seen = true;
+            heading = std::chrono::steady_clock::now();
+        }
+    }
+    ::close(fds[0]);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    run.result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (seen) run.seconds_after_heading = std::chrono::duration<double>(std::chrono::steady_clock::now() - heading).count();
+    return run;
+}
+
+}  // namespace
+
+TEST_CASE("sandbox - an endless loop is stopped at the time limit, with every process of its group", "[exercises][sandbox]") {
+    TempDir state;
+    const TimedRun run = run_timed({"exercise", "1", "--file", fixtures + "hostile/endless_loop.cpp", "--time-limit", "1"},
+                                   state.path());
+    INFO(run.result.out);
+    CHECK(run.result.exit_code == 1);
+    REQUIRE(run.seconds_after_heading >= 0.0);
+    CHECK(run.seconds_after_heading < 1.0 + 5.0);
+    CHECK_THAT(run.result.out, Catch::Contains("your code did not finish within 1 s in case \"the lesson's worked example") &&
+                                   Catch::Contains("inside exercise::dot_attention (an endless loop?)"));
+    // The compiler's warning about the loop is shown too.
+    CHECK_THAT(run.result.out, Catch::Contains("is always true"));
+    std::smatch program, grandchild;
+    REQUIRE(std::regex_search(run.result.out, program, std::regex("program ([0-9]+)")));
+    REQUIRE(std::regex_search(run.result.out, grandchild, std::regex("grandchild ([0-9]+)")));
+    CHECK(not_running(std::stoi(program[1])));
+    CHECK(not_running(std::stoi(grandchild[1])));
+    CHECK_THAT(progress_of(state), Catch::Contains("exercise 1 failing"));
+}
+
+TEST_CASE("sandbox - a segmentation fault is reported with its case, and the cases before it keep their results",
+          "[exercises][sandbox]") {
+    TempDir state;
+    const auto first = check(1, fixtures + "hostile/segfault.cpp", state);
+    INFO(first.out);
+    CHECK(first.exit_code == 1);
+    CHECK_THAT(first.out, Catch::Contains("your code crashed (segmentation fault") &&
+                              Catch::Contains("in case \"the lesson's worked example") && Catch::Contains("0 passed, 1 failed, 5 not run"));
+    const auto late = check(1, fixtures + "hostile/crash_late.cpp", state);
+    INFO(late.out);
+    CHECK(late.exit_code == 1);
+    CHECK_THAT(late.out, Catch::Contains("crashed (segmentation fault") &&
+                             Catch::Contains("in case \"a single source position, B = 2, S = 1, H = 5\"") &&
+                             Catch::Contains("4 passed, 1 failed, 1 not run") && Catch::Contains("✓ context"));
+}
+
+TEST_CASE("sandbox - an abort is a crash", "[exercises][sandbox]") {
+    expect_run(1, "hostile/abort.cpp", 1, {"your code crashed (", "abort", "inside exercise::dot_attention"});
+}
+
+TEST_CASE("sandbox - throw 42 is reported like an exception, case by case", "[exercises][sandbox]") {
+    const auto r = expect_run(1, "hostile/throw_42.cpp", 1,
+                              {"your code threw a value of type int, which is not a std::exception", "0 passed, 6 failed"});
+    CHECK_THAT(r.out, !Catch::Contains("terminate called"));
+}
+
+TEST_CASE("sandbox - exit(0) in the student's code is a failure, not a pass", "[exercises][sandbox]") {
+    TempDir state;
+    const auto r = expect_run(1, "hostile/exit_0.cpp", 1,
+                              {"your program ended (exit status 0) in case", "before reporting its results", "0 passed, 1 failed, 5 not run"},
+                              state);
+    CHECK_THAT(r.out, !Catch::Contains("passes."));
+    CHECK_THAT(progress_of(state), Catch::Contains("exercise 1 failing"));
+}
+
+TEST_CASE("sandbox - a link error shows the undefined symbol, demangled, and the student's line", "[exercises][sandbox]") {
+    const auto r = expect_run(1, "hostile/link_error.cpp", 1,
+                              {"your code does not compile", "undefined reference to `helper_never_defined(",
+                               "tests/data/exercises/hostile/link_error.cpp:11"});
+    CHECK_THAT(r.out, !Catch::Contains("_Z"));
+    CHECK_THAT(r.out, !Catch::Contains("Hint"));  // a compile error uses no hint
+}
+
+TEST_CASE("sandbox - calling the library's own implementation is refused before anything runs", "[exercises][sandbox]") {
+    TempDir state;
+    const auto r = expect_run(1, "hostile/library_call.cpp", 1,
+                              {"asks you to write attn::dot_attention yourself, and your code calls the library's attn::dot_attention"},
+                              state);
+    CHECK_THAT(r.out, !Catch::Contains("Exercise 1 · "));
+    CHECK_THAT(progress_of(state), Catch::Contains("exercise 1 failing"));
+}
+
+TEST_CASE("sandbox - an index past the end names the index", "[exercises][sandbox]") {
+    expect_run(1, "hostile/off_by_one.cpp", 1,
+               {"your code read or wrote outside a tensor: index 2 is out of bounds for axis 1 with size 2"});
+}
+
+TEST_CASE("sandbox - a write past the end through a pointer is caught where AddressSanitizer is built in", "[exercises][sandbox]") {
+    if (!ATTN_EXERCISE_ASAN) {
+        WARN("the student's programs are built without AddressSanitizer here: nothing to check");
+        return;
+    }
+    expect_run(1, "hostile/heap_overflow.cpp", 1,
+               {"your code crashed (heap-buffer-overflow", "tests/data/exercises/hostile/heap_overflow.cpp:12"});
+}
+
+TEST_CASE("sandbox - float accumulators are called float precision", "[exercises][sandbox]") {
+    expect_run(1, "hostile/float_precision.cpp", 1,
+               {"this looks like float (single) precision", "computes in double", "in full: expected"});
+}
+
+TEST_CASE("sandbox - megabytes of output are capped, and a right answer still passes", "[exercises][sandbox]") {
+    TempDir state;
+    const auto r = check(1, fixtures + "hostile/chatty.cpp", state);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("bytes left out") && Catch::Contains("6 passed, 0 failed"));
+    CHECK(r.out.size() < 64 * 1024);
+}
+
+TEST_CASE("sandbox - a memory hog is stopped by the memory limit", "[exercises][sandbox]") {
+    const auto r = expect_run(1, "hostile/memory_hog.cpp", 1, {});
+    CHECK_THAT(r.out, Catch::Contains("ran out of memory") || Catch::Contains("std::bad_alloc"));
+}
+
+TEST_CASE("sandbox - garbage on the report channel fails the run", "[exercises][sandbox]") {
+    expect_run(1, "hostile/report_channel.cpp", 1, {"wrote something the checker cannot read on its report channel"});
+}
+
+TEST_CASE("sandbox - the lessons' own traps are named", "[exercises][sandbox]") {
+    struct Trap {
+        int exercise;
+        const char* file;
+        const char* named;
+    };
+    const Trap traps[] = {
+        {1, "planted/squeeze_trap.cpp", "lesson 1's `.squeeze()` trap"},
+        {1, "planted/unshifted_softmax.cpp", "without subtracting the row's maximum first"},
+        {5, "planted/mask_on_heads_axis.cpp", "the mask went to the heads axis, seed 000's trap"},
+        {5, "planted/nan_for_fully_masked.cpp", "a query whose keys are all padding got NaN weights"},
+        {6, "planted/whole_tensor_layer_norm.cpp", "one mean and one variance over the whole tensor"},
+    };
+    for (const auto& trap : traps) {
+        TempDir state;
+        const auto r = check(trap.exercise, fixtures + trap.file, state);
+        INFO(trap.file << "\n" << r.out);
+        CHECK(r.exit_code == 1);
+        CHECK_THAT(r.out, Catch::Contains("Your numbers match a classic mistake in every case that can tell it apart: ") &&
+                              Catch::Contains(trap.named));
+    }
+}
+
+TEST_CASE("sandbox - correct implementations written from the lesson documents alone pass every exercise", "[exercises][sandbox]") {
+    for (int number = 1; number <= 6; ++number) {
+        TempDir state;
+        const auto r = check(number, fixtures + "independent/0" + std::to_string(number) + ".cpp", state);
+        INFO("exercise " << number << "\n" << r.out);
+        CHECK(r.exit_code == 0);
+        CHECK_THAT(r.out, Catch::Contains("Exercise " + std::to_string(number) + " passes.") && Catch::Contains(" passed, 0 failed"));
+        CHECK_THAT(progress_of(state), Catch::Contains("exercise " + std::to_string(number) + " passed"));
+    }
+}
+
+TEST_CASE("sandbox - hints follow the failing step and are used up only by changed numbers", "[exercises][sandbox]") {
+    TempDir state, files;
+    const std::string stub = ATTN_SOURCE_DIR "/exercises/01-dot-product/stub.cpp";
+    // The untouched stub shows the first hint without using it up.
+    auto r = check(1, stub, state);
+    CHECK_THAT(r.out, Catch::Contains("not implemented yet") && Catch::Contains("Hint 1 of 3 (scores)"));
+    CHECK_THAT(progress_of(state), Catch::Contains("exercise 1 failing shown=\n"));
+    // Compile errors show none and use none, however often.
+    attn::testing::write_file(files.path() + "/broken.cpp", "this is not C++\n");
+    for (int i = 0; i < 3; ++i) {
+        r = check(1, files.path() + "/broken.cpp", state);
+        CHECK(r.exit_code == 1);
+        CHECK_THAT(r.out, Catch::Contains("broken.cpp:1:") && !Catch::Contains("Hint"));
+    }
+    CHECK_THAT(progress_of(state), Catch::Contains("shown=\n"));
+    // Wrong weights: the next hint about the weights (hint 2), not hint 1 about the scores.
+    r = check(1, fixtures + "planted/squeeze_trap.cpp", state);
+    CHECK_THAT(r.out, Catch::Contains("Hint 2 of 3 (weights)\n"));
+    CHECK_THAT(progress_of(state), Catch::Contains("shown=2 "));
+    // The same numbers again: the same hint, said to be a repeat, none used up.
+    r = check(1, fixtures + "planted/squeeze_trap.cpp", state);
+    CHECK_THAT(r.out, Catch::Contains("Hint 2 of 3 (weights) — again: your numbers have not changed"));
+    CHECK_THAT(progress_of(state), Catch::Contains("shown=2 "));
+    // A wrong context only: the hint about the context.
+    r = check(1, fixtures + "planted/context_unweighted.cpp", state);
+    CHECK_THAT(r.out, Catch::Contains("Hint 3 of 3 (context)\n"));
+    CHECK_THAT(progress_of(state), Catch::Contains("shown=2,3 "));
+    // --hint: the next one on demand, without building anything.
+    r = attn::testing::run_attn({"exercise", "1", "--hint"}, {{"ATTN_STATE_DIR", state.path()}});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("Hint 1 of 3 (scores)"));
+    CHECK_THAT(progress_of(state), Catch::Contains("shown=1,2,3 "));
+}
+
+TEST_CASE("sandbox - a missing --file and a time limit out of range are bad input", "[exercises][sandbox]") {
+    TempDir state;
+    auto r = check(1, state.path() + "/missing.cpp", state);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("missing.cpp"));
+    r = check(1, fixtures + "independent/01.cpp", state, {"--time-limit", "0"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--time-limit"));
+}
