@@ -47,6 +47,17 @@ std::vector<std::string> read_lines(const std::string& path) {
 
 bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
 
+// Every edition of every lesson: README.md and, where it exists, the Spanish README.es.md.
+std::vector<std::string> lesson_documents() {
+    std::vector<std::string> documents;
+    for (const auto& lesson : list_lessons(lessons_dir)) {
+        documents.push_back(lesson.document_path);
+        const std::string spanish = edition_path(lesson, "es");
+        if (std::ifstream(spanish).good()) documents.push_back(spanish);
+    }
+    return documents;
+}
+
 }  // namespace
 
 TEST_CASE("display width counts code points and skips combining marks", "[lessons][conventions]") {
@@ -57,8 +68,8 @@ TEST_CASE("display width counts code points and skips combining marks", "[lesson
 
 TEST_CASE("every expected value's tolerance is smaller than the value", "[lessons][conventions]") {
     std::size_t values = 0;
-    for (const auto& lesson : list_lessons(lessons_dir)) {
-        const LessonDocument document = read_lesson_document(lesson.document_path);
+    for (const auto& path : lesson_documents()) {
+        const LessonDocument document = read_lesson_document(path);
         for (const auto& block : document.blocks) {
             if (block.kind != LessonBlock::Kind::expect) continue;
             const Tolerance defaults;
@@ -71,7 +82,7 @@ TEST_CASE("every expected value's tolerance is smaller than the value", "[lesson
                 if (!std::isfinite(value) || value == 0.0) continue;
                 ++values;
                 const double noise = absolute + relative * std::fabs(value);
-                INFO(lesson.document_path << ":" << block.line << ": " << block.name << " element " << i << " = "
+                INFO(path << ":" << block.line << ": " << block.name << " element " << i << " = "
                                           << value << ", written to ±" << resolution << ", atol " << absolute
                                           << ", rtol " << relative);
                 CHECK(resolution + noise < std::fabs(value));
@@ -84,8 +95,8 @@ TEST_CASE("every expected value's tolerance is smaller than the value", "[lesson
 
 TEST_CASE("every fenced block and table of a lesson fits in 76 columns", "[lessons][conventions]") {
     std::size_t checked = 0;
-    for (const auto& lesson : list_lessons(lessons_dir)) {
-        const auto lines = read_lines(lesson.document_path);
+    for (const auto& path : lesson_documents()) {
+        const auto lines = read_lines(path);
         bool in_block = false;
         std::string fence;
         for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -102,7 +113,7 @@ TEST_CASE("every fenced block and table of a lesson fits in 76 columns", "[lesso
             }
             if (!in_block && !starts_with(line, "|")) continue;
             ++checked;
-            INFO(lesson.document_path << ":" << i + 1 << ": " << line);
+            INFO(path << ":" << i + 1 << ": " << line);
             CHECK(display_width(line) <= widest_line);
         }
     }

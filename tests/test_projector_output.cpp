@@ -13,6 +13,7 @@
 #include <set>
 
 #include "support/run_command.hpp"
+#include "support/temp_dir.hpp"
 
 namespace {
 
@@ -192,6 +193,33 @@ TEST_CASE("projector - every screen shows its lesson and step and fills the term
             }
             CHECK(!checks.empty());
             CHECK(shown == checks);
+        }
+    }
+}
+
+TEST_CASE("projector - the Spanish editions fit the width and fill the screens too", "[projector][editions]") {
+    // Each lesson's README.es.md, shown from a folder where it is the lesson's README.md.
+    attn::testing::TempDir spanish;
+    for (const auto& entry : fs::directory_iterator(ATTN_SOURCE_DIR "/lessons")) {
+        if (!fs::is_regular_file(entry.path() / "README.es.md")) continue;
+        fs::create_directories(spanish.path() + "/" + entry.path().filename().string());
+        fs::copy_file(entry.path() / "README.es.md", fs::path(spanish.path()) / entry.path().filename() / "README.md");
+    }
+    for (int lesson = 1; lesson <= 7; ++lesson) {
+        const std::string number = std::to_string(lesson);
+        const auto r = run_attn({"lesson", number, "--no-pause", "--width", "80", "--lessons-dir", spanish.path()});
+        INFO("Spanish lesson " << lesson << "\n" << r.err);
+        REQUIRE(r.exit_code == 0);
+        CHECK_THAT(r.out, Catch::Contains("── Lección " + number + " — "));
+        check_fits(r.out, 80, "Spanish lesson " + number);
+        const auto screens = run_attn({"lesson", number, "--screens", "--width", "80", "--height", "24", "--lessons-dir", spanish.path()});
+        REQUIRE(screens.exit_code == 0);
+        for (const auto& screen : screens_of(screens.out)) {
+            const auto rows = lines_of(screen);
+            INFO(screen);
+            CHECK(rows.size() == 24);
+            CHECK_THAT(rows[0], Catch::StartsWith("Lección " + number + " "));
+            for (const auto& row : rows) CHECK(terminal_columns(row) <= 80);
         }
     }
 }

@@ -11,6 +11,10 @@ rewrites the body of each expect block with PyTorch's own print of the tensor.
     /usr/bin/python3 tools/lesson_expectations.py --check    # exit 1 if any block is out of date
     /usr/bin/python3 tools/lesson_expectations.py lessons/01-dot-product
 
+Every edition of a lesson is written and checked: README.md and its translations beside it
+(README.es.md), which hold the same blocks (tests/test_lesson_editions.cpp), so one run keeps
+their numbers equal.
+
 Both modes also check every expect block's tolerance the way the tutor's checker applies it
 (src/tutor/check.hpp: half a unit of the last written digit + atol + rtol·|value|): it must be
 smaller than the value it checks, unless the value is exactly 0, and a block that keeps the
@@ -34,6 +38,7 @@ FENCE = re.compile(r"^(```|~~~)(.*)$")
 # A number as the tutor reads it: sign, digits, decimals, exponent (src/tutor/tensor_literal.cpp).
 NUMBER = re.compile(r"(?<![\w.])(-?)(inf|nan|\d+(?:\.(\d*))?(?:[eE]([+-]?\d+))?)")
 DEFAULT_ATOL = DEFAULT_RTOL = 1e-6  # src/tutor/check.hpp, Tolerance
+EDITIONS = ("README.md", "README.es.md")  # English, then Spanish (src/tutor/lessons.hpp, edition_path)
 
 
 def parse_literal(text):
@@ -162,7 +167,9 @@ def main():
     folders = arguments.lessons or sorted(p for p in (ROOT / "lessons").iterdir() if (p / "README.md").exists())
     stale = []
     for folder in folders:
-        stale += regenerate(folder / "README.md", arguments.check)
+        for edition in EDITIONS:
+            if edition == "README.md" or (folder / edition).exists():
+                stale += regenerate(folder / edition, arguments.check)
     for entry in stale:
         print(entry)
     if arguments.check:

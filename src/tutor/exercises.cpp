@@ -68,7 +68,7 @@ std::vector<Hint> read_hints(const std::string& path) {
     std::vector<Hint> hints;
     const std::string steps_marker = "<!-- steps:";
     for (std::string line; std::getline(file, line);) {
-        if (line.rfind("## Hint", 0) == 0) {
+        if (line.rfind("## Hint", 0) == 0 || line.rfind("## Pista", 0) == 0) {
             hints.emplace_back();
             continue;
         }

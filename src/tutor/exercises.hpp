@@ -48,6 +48,7 @@ struct Hint {
 };
 
 /// The hints of a hints.md: each "## Hint N" section, in order, with its `<!-- steps: … -->` line.
+/// The Spanish edition beside it, hints.es.md, heads its sections "## Pista N".
 std::vector<Hint> read_hints(const std::string& path);
 
 /// Copies the stub to the student's path when the student has no file yet; true when it did.

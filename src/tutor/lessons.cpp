@@ -140,6 +140,11 @@ std::vector<LessonInfo> list_lessons(const std::string& directory) {
     return lessons;
 }
 
+std::string edition_path(const LessonInfo& lesson, const std::string& language) {
+    if (language == "en") return lesson.document_path;
+    return (std::filesystem::path(lesson.document_path).parent_path() / ("README." + language + ".md")).string();
+}
+
 const LessonInfo& find_lesson(const std::vector<LessonInfo>& lessons, const std::string& number_or_slug) {
     const bool numeric = !number_or_slug.empty() && number_or_slug.size() <= 3 &&
                          std::all_of(number_or_slug.begin(), number_or_slug.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });

@@ -69,7 +69,13 @@ struct LessonInfo {
 std::string lessons_directory(const std::string& override);
 
 /// Every NN-slug/README.md under `directory`, sorted by number. InputError when there is none.
+/// Another edition of a lesson (README.es.md beside it) is never a lesson of its own.
 std::vector<LessonInfo> list_lessons(const std::string& directory);
+
+/// The document of `lesson` in `language`: its README.md for "en", else README.<language>.md
+/// beside it (README.es.md, the Spanish edition). The file need not exist. Both editions hold the
+/// same attn blocks in the same steps (tests/test_lesson_editions.cpp); only the prose differs.
+std::string edition_path(const LessonInfo& lesson, const std::string& language);
 
 /// A lesson by number ("1", "01") or slug ("dot-product"); InputError listing the lessons otherwise.
 const LessonInfo& find_lesson(const std::vector<LessonInfo>& lessons, const std::string& number_or_slug);
