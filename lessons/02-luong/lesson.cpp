@@ -9,13 +9,12 @@
 //   concat_W (H, 2H), concat_v (1, H)
 //                   → concatenated (B, S, 2H), concat_hidden (B, S, H), concat_scores, concat_weights,
 //                     compared_weights (B, 3, S): dot, general and concat weights, one row each
-#include <cblas.h>
-#include <xtensor/xmanipulation.hpp>
 
 #include "02-luong/exercise/mistakes.hpp"
 #include "attn/dot_attention.hpp"
 #include "attn/linear.hpp"
 #include "attn/luong_attention.hpp"
+#include "attn/matmul.hpp"
 #include "tutor/lessons.hpp"
 
 namespace attn::tutor {
@@ -25,10 +24,7 @@ namespace {
 // The seed's first version: ew = torch.matmul(encoded_outputs, W), then a dot with h_t. matmul
 // multiplies each h̄_s as a row vector by W (no transpose): h̄_sᵀ W h_t.
 Matrix seed_parameter_scores(const Tensor3& encoder_outputs, const Matrix& decoder_output, const Matrix& W) {
-    const std::size_t B = encoder_outputs.shape(0), S = encoder_outputs.shape(1), H = encoder_outputs.shape(2);
-    Tensor3 ew = Tensor3::from_shape({B, S, H});
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(B * S), int(H), int(H), 1.0, encoder_outputs.data(),
-                int(H), W.data(), int(H), 0.0, ew.data(), int(H));
+    const Tensor3 ew = matmul(encoder_outputs, W);  // torch.matmul(encoded_outputs, W): h̄_s as a row times W
     return dot_attention(ew, decoder_output).scores;  // only its scores: ew · h_t
 }
 
@@ -63,10 +59,7 @@ NamedTensors lesson02_luong(const std::string& /*example*/, const LessonInputs& 
         const Tensor3 projected_with_bias = linear(encoder_outputs, W, bias, "W");
         const Matrix scores_with_bias = dot_attention(projected_with_bias, decoder_output).scores;
         // The extra term h_t · c: one number per sentence, the same for every source position.
-        Vector bias_term = Vector::from_shape({decoder_output.shape(0)});
-        cblas_dgemv(CblasRowMajor, CblasNoTrans, int(decoder_output.shape(0)), int(decoder_output.shape(1)), 1.0,
-                    decoder_output.data(), int(decoder_output.shape(1)), bias.data(), 1, 0.0, bias_term.data(), 1);
-        out["bias_term"] = bias_term;
+        out["bias_term"] = matvec(decoder_output, bias);
         out["scores_with_bias"] = scores_with_bias;
         out["weights_with_bias"] = attend_with_scores(scores_with_bias, encoder_outputs).weights;
     }

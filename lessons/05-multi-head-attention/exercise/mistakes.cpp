@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "01-dot-product/exercise/mistakes.hpp"
-#include "attn/linear.hpp"
+#include "attn/matmul.hpp"
 #include "attn/softmax.hpp"
 
 namespace attn::mistakes {
@@ -29,41 +29,20 @@ Tensor4 masked(Tensor4 scores, const std::optional<Matrix>& attention_mask, Mask
     return scores;
 }
 
-Tensor3 project_output(const Tensor3& context, const MultiHeadAttentionWeights& weights) {
-    if (!weights.w_o) return context;
-    return weights.b_o ? linear(context, *weights.w_o, *weights.b_o, "w_o") : linear(context, *weights.w_o, "w_o");
-}
-
 // `r` with other weights, and every step they lead to: context_heads, context, output.
 MultiHeadAttentionResult from_weights(MultiHeadAttentionResult r, Tensor4 weights, const MultiHeadAttentionWeights& w,
                                       bool merge_by_reshape = false) {
-    const std::size_t B = weights.shape(0), heads = weights.shape(1), T = weights.shape(2), S = weights.shape(3),
-                      d_k = r.v_heads.shape(3);
     r.weights = std::move(weights);
-    r.context_heads = xt::zeros<double>({B, heads, T, d_k});
-    for (std::size_t b = 0; b < B; ++b)
-        for (std::size_t j = 0; j < heads; ++j)
-            for (std::size_t t = 0; t < T; ++t)
-                for (std::size_t s = 0; s < S; ++s)
-                    for (std::size_t i = 0; i < d_k; ++i) r.context_heads(b, j, t, i) += r.weights(b, j, t, s) * r.v_heads(b, j, s, i);
+    r.context_heads = matmul(r.weights, r.v_heads);
     r.context = merge_by_reshape ? merge_heads_by_reshape(r.context_heads) : merge_heads(r.context_heads);
-    r.output = project_output(r.context, w);
+    r.output = output_projection(r.context, w);
     return r;
 }
 
 // `r` with its scores recomputed from q_heads and k_heads times `scale`, then every later step.
 MultiHeadAttentionResult from_heads(MultiHeadAttentionResult r, const MultiHeadAttentionWeights& w,
                                     const std::optional<Matrix>& attention_mask, double scale, bool merge_by_reshape = false) {
-    const std::size_t B = r.q_heads.shape(0), heads = r.q_heads.shape(1), T = r.q_heads.shape(2),
-                      S = r.k_heads.shape(2), d_k = r.q_heads.shape(3);
-    r.scores = xt::zeros<double>({B, heads, T, S});
-    for (std::size_t b = 0; b < B; ++b)
-        for (std::size_t j = 0; j < heads; ++j)
-            for (std::size_t t = 0; t < T; ++t)
-                for (std::size_t s = 0; s < S; ++s) {
-                    for (std::size_t i = 0; i < d_k; ++i) r.scores(b, j, t, s) += r.q_heads(b, j, t, i) * r.k_heads(b, j, s, i);
-                    r.scores(b, j, t, s) *= scale;
-                }
+    r.scores = scale * matmul_transposed(r.q_heads, r.k_heads);
     return from_weights(r, softmax_last_axis(masked(r.scores, attention_mask)), w, merge_by_reshape);
 }
 
@@ -103,7 +82,7 @@ MultiHeadAttentionResult heads_merged_by_reshape(const MultiHeadAttentionResult&
                                                  const MultiHeadAttentionWeights& weights) {
     MultiHeadAttentionResult wrong = right;
     wrong.context = merge_heads_by_reshape(right.context_heads);
-    wrong.output = project_output(wrong.context, weights);
+    wrong.output = output_projection(wrong.context, weights);
     return wrong;
 }
 

@@ -49,12 +49,7 @@ LayerNormStep normalize(const Matrix& x, const Vector& weight, const Vector& bia
 
 // A row norm over the last axis of (B, T, D): (B·T, D) in row-major memory.
 Tensor3 norm_positions(RowNorm norm, const Tensor3& x, const Vector& weight, const Vector& bias, double eps) {
-    Matrix rows = Matrix::from_shape({x.shape(0) * x.shape(1), x.shape(2)});
-    std::copy(x.begin(), x.end(), rows.begin());
-    const LayerNormStep step = norm(rows, weight, bias, eps);
-    Tensor3 out = Tensor3::from_shape(x.shape());
-    std::copy(step.output.begin(), step.output.end(), out.begin());
-    return out;
+    return positions_of(norm(rows_of(x), weight, bias, eps).output, x.shape(0), x.shape(1));
 }
 
 LayerNormStep pytorch_norm(const Matrix& x, const Vector& weight, const Vector& bias, double eps) {
@@ -67,18 +62,13 @@ EncoderLayerStep rest_of_layer(EncoderLayerStep step, const Tensor3& x, const En
                                const EncoderLayerOptions& options, RowNorm norm) {
     auto norm1 = [&](const Tensor3& y) { return norm_positions(norm, y, w.norm1_weight, w.norm1_bias, options.eps); };
     auto norm2 = [&](const Tensor3& y) { return norm_positions(norm, y, w.norm2_weight, w.norm2_bias, options.eps); };
-    const std::size_t B = x.shape(0), T = x.shape(1), D = x.shape(2);
     step.attention_residual = x + step.attention.output;
     step.after_attention = options.norm_first ? step.attention_residual : norm1(step.attention_residual);
     step.ffn_input = options.norm_first ? norm2(step.after_attention) : step.after_attention;
-    Matrix rows = Matrix::from_shape({B * T, D});
-    std::copy(step.ffn_input.begin(), step.ffn_input.end(), rows.begin());
-    const FeedForwardStep ffn = feed_forward(rows, w.linear1_weight, w.linear1_bias, w.linear2_weight, w.linear2_bias,
-                                             options.activation);
-    step.ffn_hidden = Tensor3::from_shape({B, T, ffn.hidden.shape(1)});
-    std::copy(ffn.hidden.begin(), ffn.hidden.end(), step.ffn_hidden.begin());
-    step.ffn_output = Tensor3::from_shape({B, T, D});
-    std::copy(ffn.output.begin(), ffn.output.end(), step.ffn_output.begin());
+    const FeedForwardStep ffn = feed_forward(rows_of(step.ffn_input), w.linear1_weight, w.linear1_bias, w.linear2_weight,
+                                             w.linear2_bias, options.activation);
+    step.ffn_hidden = positions_of(ffn.hidden, x.shape(0), x.shape(1));
+    step.ffn_output = positions_of(ffn.output, x.shape(0), x.shape(1));
     step.ffn_residual = step.after_attention + step.ffn_output;
     step.output = options.norm_first ? step.ffn_residual : norm2(step.ffn_residual);
     return step;
