@@ -4,8 +4,9 @@
 # and line; the reference solution passes and `attn progress` shows it; --reset keeps a backup.
 # Last, every exercise passes, and no private copy of a student's program is left behind.
 #
-# It edits lessons/NN-slug/exercise.cpp, so it saves the student's files first and puts them back
-# at the end. Progress goes to a temporary ATTN_STATE_DIR.
+# It edits lessons/NN-slug/exercise/exercise.cpp, so it saves the student's files first and puts
+# them back at the end (a file that was not there is removed). Progress goes to a temporary
+# ATTN_STATE_DIR.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -14,13 +15,17 @@ saved=$(mktemp -d)
 out=$(mktemp)
 export ATTN_STATE_DIR=$state NO_COLOR=1
 folders=()
-for folder in exercises/0[1-6]-*/; do folders+=("$(basename "$folder")"); done
+for stub in lessons/0*-*/exercise/stub.cpp; do folders+=("$(basename "$(dirname "$(dirname "$stub")")")"); done
 for folder in "${folders[@]}"; do
-  [ -f "lessons/$folder/exercise.cpp" ] && cp "lessons/$folder/exercise.cpp" "$saved/$folder.cpp"
+  [ -f "lessons/$folder/exercise/exercise.cpp" ] && cp "lessons/$folder/exercise/exercise.cpp" "$saved/$folder.cpp"
 done
 restore() {
   for folder in "${folders[@]}"; do
-    if [ -f "$saved/$folder.cpp" ]; then cp "$saved/$folder.cpp" "lessons/$folder/exercise.cpp"; fi
+    if [ -f "$saved/$folder.cpp" ]; then
+      cp "$saved/$folder.cpp" "lessons/$folder/exercise/exercise.cpp"
+    else
+      rm -f "lessons/$folder/exercise/exercise.cpp"
+    fi
   done
   rm -rf "$state" "$saved" "$out"
 }
@@ -39,10 +44,11 @@ expect_output() {  # expect_output TEXT WHAT
 checks=0
 for folder in "${folders[@]}"; do
   n=$((10#${folder:0:2}))
-  student=lessons/$folder/exercise.cpp
+  exercise=lessons/$folder/exercise
+  student=$exercise/exercise.cpp
   echo "exercise $n ($folder)"
 
-  cp "exercises/$folder/stub.cpp" "$student"
+  cp "$exercise/stub.cpp" "$student"
   expect_exit 1 ./tutor exercise "$n"
   expect_output "not implemented yet" "exercise $n, the stub"
   expect_output "Hint 1 of 3" "exercise $n, the stub"
@@ -52,7 +58,7 @@ for folder in "${folders[@]}"; do
   expect_output "your code does not compile" "exercise $n, a compile error"
   expect_output "$student:1:" "exercise $n, a compile error"
 
-  cp "exercises/$folder/solution.cpp" "$student"
+  cp "$exercise/solution.cpp" "$student"
   expect_exit 0 ./tutor exercise "$n"
   expect_output " passed, 0 failed" "exercise $n, the solution"
   expect_output "Exercise $n passes." "exercise $n, the solution"
@@ -62,10 +68,10 @@ for folder in "${folders[@]}"; do
   expect_exit 0 ./tutor exercise "$n" --reset
   backup=$(sed -n 's/^Your file was saved as //p' "$out")
   [ -f "$backup" ] || fail "exercise $n: no backup at '$backup'"
-  cmp -s "$backup" "exercises/$folder/solution.cpp" || fail "exercise $n: the backup is not the student's file"
-  cmp -s "$student" "exercises/$folder/stub.cpp" || fail "exercise $n: the stub was not restored"
+  cmp -s "$backup" "$exercise/solution.cpp" || fail "exercise $n: the backup is not the student's file"
+  cmp -s "$student" "$exercise/stub.cpp" || fail "exercise $n: the stub was not restored"
   rm -f "$backup"
-  cp "exercises/$folder/solution.cpp" "$student"  # passing again, for the totals below
+  cp "$exercise/solution.cpp" "$student"  # passing again, for the totals below
   expect_exit 0 ./tutor exercise "$n"
   checks=$((checks + 5))
 done

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "attn/npy.hpp"
+#include "attn/npy_tensor.hpp"
 #include "support/fixtures.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
@@ -151,10 +152,7 @@ TEST_CASE("cli - compute dot writes float32 outputs that match PyTorch", "[cli][
         const auto expected = attn::read_npy(case_dir + "/expected/" + name + ".npy");
         CHECK(got.dtype == attn::NpyDtype::float32);
         CHECK(got.shape == expected.shape);
-        attn::DynamicTensor g = attn::DynamicTensor::from_shape(got.shape), e = attn::DynamicTensor::from_shape(expected.shape);
-        std::copy(got.values.begin(), got.values.end(), g.begin());
-        std::copy(expected.values.begin(), expected.values.end(), e.begin());
-        CHECK_TENSOR_CLOSE(e, g, 1e-5, 1e-5);
+        CHECK_TENSOR_CLOSE(attn::to_tensor(expected), attn::to_tensor(got), 1e-5, 1e-5);
     }
     // No temporary file is left behind.
     std::size_t files = 0;

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <xtensor/xview.hpp>
 
-#include "attn/npy.hpp"
+#include "attn/npy_tensor.hpp"
 #include "support/tensor_match.hpp"
 #include "tutor/compute_modules.hpp"
 
@@ -15,12 +15,7 @@ namespace {
 using namespace attn::tutor;
 namespace fs = std::filesystem;
 
-attn::DynamicTensor load(const fs::path& path) {
-    const attn::NpyArray array = attn::read_npy(path.string());
-    attn::DynamicTensor tensor = attn::DynamicTensor::from_shape(array.shape);
-    std::copy(array.values.begin(), array.values.end(), tensor.begin());
-    return tensor;
-}
+attn::DynamicTensor load(const fs::path& path) { return attn::read_npy_tensor(path.string()); }
 
 // Runs `module_name` on every tests/data/compute/<module_name>-* case and compares each output
 // with PyTorch's (float32 in PyTorch for most cases, float64 in the library); returns the count.

@@ -69,8 +69,8 @@ TEST_CASE("dot_attention keeps every axis with B = 1 and S = 1", "[dot_attention
 TEST_CASE("dot_attention names both arguments and their shapes when they disagree", "[dot_attention][errors]") {
     const attn::Matrix wrong_hidden = {{1, 2, 3, 4}, {1, 2, 3, 4}};
     CHECK_THROWS_WITH(attn::dot_attention(A, wrong_hidden),
-                      Catch::Contains("decoder_output has shape (2, 4)") &&
-                          Catch::Contains("encoder_outputs has shape (2, 2, 3)"));
+                      Catch::Contains("encoder_outputs (2, 2, 3) (B, S, H) has H = 3 but decoder_output (2, 4) (B, H) has H = 4") &&
+                          Catch::Contains("decoder_output must be (B, H) = (2, 3)"));
     const attn::Matrix wrong_batch = {{1, 2, 3}};
     CHECK_THROWS_AS(attn::dot_attention(A, wrong_batch), attn::ShapeError);
     const attn::Tensor3 empty = xt::zeros<double>({2, 0, 3});

@@ -1,4 +1,4 @@
-// The exercises' diagnosis (exercises/support/diagnosis.hpp) on every exercise's real cases: each
+// The exercises' diagnosis (src/exercises/diagnosis.hpp) on every exercise's real cases: each
 // known mistake, planted in every case, is named; the right answer passes every case and is named
 // nothing; a planted mistake that coincides with another in some cases — or a mistake the
 // checker does not know, which coincides with a known one in some cases — is never misnamed;
@@ -6,12 +6,12 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "01-dot-product/mistakes.hpp"
-#include "02-luong/mistakes.hpp"
-#include "03-bahdanau/mistakes.hpp"
-#include "04-causal-self-attention/mistakes.hpp"
-#include "05-multi-head-attention/mistakes.hpp"
-#include "support/diagnosis.hpp"
+#include "01-dot-product/exercise/mistakes.hpp"
+#include "02-luong/exercise/mistakes.hpp"
+#include "03-bahdanau/exercise/mistakes.hpp"
+#include "04-causal-self-attention/exercise/mistakes.hpp"
+#include "05-multi-head-attention/exercise/mistakes.hpp"
+#include "exercises/diagnosis.hpp"
 #include "tutor/named_weights.hpp"
 
 namespace {

@@ -96,7 +96,7 @@ TEST_CASE("progress and reset - a failed system call is named with its own errno
     // The student's file's place is taken by a folder with something in it: the restore fails.
     tutor::ExerciseInfo info;
     info.number = 1;
-    info.stub_path = ATTN_SOURCE_DIR "/exercises/01-dot-product/stub.cpp";
+    info.stub_path = ATTN_SOURCE_DIR "/lessons/01-dot-product/exercise/stub.cpp";
     info.student_path = dir.path() + "/lesson/exercise.cpp";
     std::filesystem::create_directories(info.student_path + "/inside");
     try {
@@ -123,7 +123,7 @@ TEST_CASE("progress - an immutable progress folder names the real error (when ch
     }
     // The same for the student's lesson folder, where reset keeps its backup and restores the stub.
     tutor::ExerciseInfo info;
-    info.stub_path = ATTN_SOURCE_DIR "/exercises/01-dot-product/stub.cpp";
+    info.stub_path = ATTN_SOURCE_DIR "/lessons/01-dot-product/exercise/stub.cpp";
     info.student_path = folder + "/exercise.cpp";
     try {
         tutor::reset_exercise(info);

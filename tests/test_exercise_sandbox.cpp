@@ -242,7 +242,7 @@ TEST_CASE("sandbox - correct implementations written from the lesson documents a
 
 TEST_CASE("sandbox - hints follow the failing step and are used up only by changed numbers", "[exercises][sandbox]") {
     TempDir state, files;
-    const std::string stub = ATTN_SOURCE_DIR "/exercises/01-dot-product/stub.cpp";
+    const std::string stub = ATTN_SOURCE_DIR "/lessons/01-dot-product/exercise/stub.cpp";
     // The untouched stub shows the first hint without using it up.
     auto r = check(1, stub, state);
     CHECK_THAT(r.out, Catch::Contains("not implemented yet") && Catch::Contains("Hint 1 of 3 (scores)"));

@@ -33,10 +33,11 @@ TEST_CASE("feed_forward names the weight that does not fit and unknown activatio
     const attn::Matrix W1 = {{1, 0}, {0, 1}, {1, 1}};
     CHECK_THROWS_WITH(attn::feed_forward(x, W1, attn::Vector{0, 0, 0}, attn::Matrix({{1, 1}, {1, 1}}), attn::Vector{0, 0},
                                          attn::Activation::relu),
-                      Catch::Contains("linear2_weight has shape (2, 2)") && Catch::Contains("(D, F) = (2, 3)"));
+                      Catch::Contains("linear1_weight (3, 2) (F, D) has F = 3 but linear2_weight (2, 2) (D, F) has F = 2") &&
+                          Catch::Contains("linear2_weight must be (D, F) = (2, 3)"));
     CHECK_THROWS_WITH(attn::feed_forward(x, attn::Matrix({{1, 0, 0}}), attn::Vector{0}, attn::Matrix({{1}, {1}}),
                                          attn::Vector{0, 0}, attn::Activation::relu),
-                      Catch::Contains("linear1_weight has shape (1, 3)"));
+                      Catch::Contains("x (1, 2) (N, D) has D = 2 but linear1_weight (1, 3) (F, D) has D = 3"));
     CHECK(attn::parse_activation("gelu") == attn::Activation::gelu);
     CHECK_THROWS_WITH(attn::parse_activation("swish"), Catch::Contains("unknown activation 'swish'"));
 }

@@ -141,7 +141,7 @@ TEST_CASE("a document the program cannot use names the file and line", "[lessons
 
     attn::testing::write_file(path, "# L\n```attn input encoder_outputs\n[[[1, 2]]]\n```\n```attn input decoder_output\n[[1, 1, 1]]\n```\n");
     CHECK_THROWS_WITH(run_lesson(find_lesson(list_lessons(dir.path()), "1")),
-                      Catch::Contains("README.md") && Catch::Contains("decoder_output has shape (1, 3)"));
+                      Catch::Contains("README.md") && Catch::Contains("encoder_outputs (1, 1, 2) (B, S, H) has H = 2 but decoder_output (1, 3) (B, H) has H = 3"));
 }
 
 TEST_CASE("a wrong expected value fails its check with the numbers", "[lessons]") {

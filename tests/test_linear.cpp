@@ -21,6 +21,7 @@ TEST_CASE("linear carries leading axes through", "[linear]") {
 TEST_CASE("linear names the weight and both shapes when they disagree", "[linear][errors]") {
     const attn::Matrix x = {{1, 2, 3}};
     const attn::Matrix W = {{1, 0}, {0, 1}};
-    CHECK_THROWS_WITH(attn::linear(x, W, "W_a"), Catch::Contains("W_a has shape (2, 2)") && Catch::Contains("x has shape (1, 3)"));
+    CHECK_THROWS_WITH(attn::linear(x, W, "W_a"), Catch::Contains("x (1, 3) (N, in) has in = 3 but W_a (2, 2) (out, in) has in = 2") &&
+                                                        Catch::Contains("W_a must be (out, in) = (2, 3)"));
     CHECK_THROWS_AS(attn::linear(attn::Matrix({{1, 2}}), W, attn::Vector{1, 2, 3}), attn::ShapeError);
 }

@@ -123,18 +123,18 @@ TEST_CASE("luong attention keeps every axis with B = 1 and S = 1", "[luong_atten
 
 TEST_CASE("luong attention names the argument and both shapes when they disagree", "[luong_attention][errors]") {
     CHECK_THROWS_WITH(attn::luong_general_attention(A, b, xt::zeros<double>({4, 4})),
-                      Catch::Contains("W_a has shape (4, 4)") && Catch::Contains("encoder_outputs has shape (2, 2, 3)") &&
+                      Catch::Contains("W_a (4, 4) (H, H) has H = 4") && Catch::Contains("encoder_outputs (2, 2, 3) (B, S, H) has H = 3") &&
                           Catch::Contains("(H, H) = (3, 3)"));
-    CHECK_THROWS_WITH(attn::luong_general_attention(A, b, xt::zeros<double>({3, 4})), Catch::Contains("W_a has shape (3, 4)"));
+    CHECK_THROWS_WITH(attn::luong_general_attention(A, b, xt::zeros<double>({3, 4})), Catch::Contains("W_a (3, 4) (H, H) has H = 4"));
     CHECK_THROWS_WITH(attn::luong_general_attention(A, attn::Matrix({{1, 2, 3, 4}, {1, 2, 3, 4}}), W),
-                      Catch::Contains("decoder_output has shape (2, 4)") && Catch::Contains("encoder_outputs has shape (2, 2, 3)"));
+                      Catch::Contains("decoder_output (2, 4) (B, H) has H = 4") && Catch::Contains("encoder_outputs (2, 2, 3) (B, S, H) has H = 3"));
     CHECK_THROWS_AS(attn::luong_general_attention(xt::zeros<double>({2, 0, 3}), b, W), attn::ShapeError);
 
     const attn::Matrix W_a = xt::zeros<double>({3, 6});
     CHECK_THROWS_WITH(attn::luong_concat_attention(A, b, xt::zeros<double>({3, 5}), attn::Matrix({{1, 1, 1}})),
-                      Catch::Contains("W_a has shape (3, 5)") && Catch::Contains("(A, 2H) = (3, 6)"));
+                      Catch::Contains("W_a (3, 5) (A, 2H) has 2H = 5 (2H must be 6)") && Catch::Contains("(A, 2H) = (3, 6)"));
     CHECK_THROWS_WITH(attn::luong_concat_attention(A, b, W_a, attn::Matrix({{1, 1}})),
-                      Catch::Contains("v_a has shape (1, 2)") && Catch::Contains("W_a has shape (3, 6)") &&
+                      Catch::Contains("v_a (1, 2) (1, A) has A = 2") && Catch::Contains("W_a (3, 6) (A, 2H) has A = 3") &&
                           Catch::Contains("(1, A) = (1, 3)"));
     CHECK_THROWS_AS(attn::luong_concat_attention(A, b, W_a, attn::Matrix({{1, 1, 1}, {1, 1, 1}})), attn::ShapeError);
 }

@@ -2,6 +2,7 @@
 // the padding mask built from a Hugging Face attention_mask.
 #include <catch2/catch.hpp>
 #include <limits>
+#include <xtensor/xview.hpp>
 
 #include "attn/error.hpp"
 #include "attn/masks.hpp"
@@ -72,4 +73,26 @@ TEST_CASE("an attention mask with a value other than 0 or 1 is refused with its 
     CHECK_THROWS_WITH(attn::check_attention_mask(bad), Catch::Contains("attention_mask (2, 3) holds 0.5 at [1, 1]"));
     CHECK_THROWS_WITH(attn::check_attention_mask(attn::Matrix{{2, 1}}, "my_mask"), Catch::Contains("my_mask (1, 2) holds 2 at [0, 0]"));
     CHECK_NOTHROW(attn::check_attention_mask(attn::Matrix{{0, 1}, {1, 0}}));
+}
+
+TEST_CASE("add_masks puts -inf on every hidden key, the same for every head", "[masks][lesson04][lesson05]") {
+    const attn::Tensor3 scores = {{{1, 2, 3}, {4, 5, 6}}, {{7, 8, 9}, {10, 11, 12}}};  // (B=2, T=2, S=3)
+    // Causal, top-left: query t sees keys 0 … t.
+    const attn::Tensor3 causal = {{{1, -inf, -inf}, {4, 5, -inf}}, {{7, -inf, -inf}, {10, 11, -inf}}};
+    CHECK_TENSOR_CLOSE(causal, attn::add_masks(scores, true, attn::CausalAlignment::top_left, std::nullopt), 0.0, 0.0);
+    // Bottom-right: the last query sees every key.
+    const attn::Tensor3 cache = {{{1, 2, -inf}, {4, 5, 6}}, {{7, 8, -inf}, {10, 11, 12}}};
+    CHECK_TENSOR_CLOSE(cache, attn::add_masks(scores, true, attn::CausalAlignment::bottom_right, std::nullopt), 0.0, 0.0);
+    // Padding: sentence 1's last key is padding, for every query; with the causal mask on top.
+    const attn::Matrix attention_mask = {{1, 1, 1}, {1, 1, 0}};
+    const attn::Tensor3 padded = {{{1, 2, 3}, {4, 5, 6}}, {{7, 8, -inf}, {10, 11, -inf}}};
+    CHECK_TENSOR_CLOSE(padded, attn::add_masks(scores, false, attn::CausalAlignment::top_left, attention_mask), 0.0, 0.0);
+    const attn::Tensor3 both = {{{1, -inf, -inf}, {4, 5, -inf}}, {{7, -inf, -inf}, {10, 11, -inf}}};
+    CHECK_TENSOR_CLOSE(both, attn::add_masks(scores, true, attn::CausalAlignment::top_left, attention_mask), 0.0, 0.0);
+    // Four dimensions: every head of a sentence hides the same keys.
+    attn::Tensor4 heads = attn::Tensor4::from_shape({2, 2, 2, 3});
+    for (std::size_t b = 0; b < 2; ++b)
+        for (std::size_t j = 0; j < 2; ++j) xt::view(heads, b, j) = xt::view(scores, b);
+    const attn::Tensor4 masked = attn::add_masks(heads, false, attn::CausalAlignment::top_left, attention_mask);
+    for (std::size_t j = 0; j < 2; ++j) CHECK_TENSOR_CLOSE(padded, xt::view(masked, xt::all(), j), 0.0, 0.0);
 }

@@ -6,10 +6,10 @@
 #include <limits>
 #include <xtensor/xview.hpp>
 
-#include "01-dot-product/mistakes.hpp"
-#include "02-luong/mistakes.hpp"
-#include "03-bahdanau/mistakes.hpp"
-#include "04-causal-self-attention/mistakes.hpp"
+#include "01-dot-product/exercise/mistakes.hpp"
+#include "02-luong/exercise/mistakes.hpp"
+#include "03-bahdanau/exercise/mistakes.hpp"
+#include "04-causal-self-attention/exercise/mistakes.hpp"
 #include "attn/softmax.hpp"
 #include "support/tensor_match.hpp"
 #include "tutor/check.hpp"

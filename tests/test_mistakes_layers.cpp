@@ -5,8 +5,8 @@
 #include <optional>
 #include <xtensor/xview.hpp>
 
-#include "05-multi-head-attention/mistakes.hpp"
-#include "06-encoder-layer/mistakes.hpp"
+#include "05-multi-head-attention/exercise/mistakes.hpp"
+#include "06-encoder-layer/exercise/mistakes.hpp"
 #include "attn/error.hpp"
 #include "support/tensor_match.hpp"
 #include "tutor/check.hpp"

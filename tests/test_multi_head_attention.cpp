@@ -191,10 +191,10 @@ TEST_CASE("mha refuses heads that do not divide D and misshapen weights naming t
 
     auto bad = w;
     bad.w_k = xt::zeros<double>({6, 4});
-    CHECK_THROWS_WITH(attn::multi_head_attention(x, x, x, bad, 2), Catch::Contains("w_k (6, 4) but it must be (D, D) = (6, 6)"));
+    CHECK_THROWS_WITH(attn::multi_head_attention(x, x, x, bad, 2), Catch::Contains("query (2, 3, 6) (B, T, D) has D = 6 but w_k (6, 4) (D, D) has D = 4; w_k must be (D, D) = (6, 6)"));
     bad = w;
     bad.b_v = xt::zeros<double>({5});
-    CHECK_THROWS_WITH(attn::multi_head_attention(x, x, x, bad, 2), Catch::Contains("b_v (5) but it must be (D) = (6)"));
+    CHECK_THROWS_WITH(attn::multi_head_attention(x, x, x, bad, 2), Catch::Contains("query (2, 3, 6) (B, T, D) has D = 6 but b_v (5) (D) has D = 5"));
     bad = w;
     bad.w_o = attn::Matrix(xt::zeros<double>({6, 3}));
     CHECK_THROWS_WITH(attn::multi_head_attention(x, x, x, bad, 2), Catch::Contains("w_o (6, 3)"));
@@ -204,14 +204,14 @@ TEST_CASE("mha refuses heads that do not divide D and misshapen weights naming t
 
     const attn::Tensor3 narrow = xt::zeros<double>({2, 4, 5});
     CHECK_THROWS_WITH(attn::multi_head_attention(x, narrow, narrow, w, 2),
-                      Catch::Contains("same width D") && Catch::Contains("key (2, 4, 5)"));
+                      Catch::Contains("query (2, 3, 6) (B, T, D) has D = 6 but key (2, 4, 5) (B, S, D) has D = 5"));
     const attn::Tensor3 other_batch = xt::zeros<double>({1, 3, 6});
-    CHECK_THROWS_WITH(attn::multi_head_attention(x, other_batch, other_batch, w, 2), Catch::Contains("batch sizes B differ"));
+    CHECK_THROWS_WITH(attn::multi_head_attention(x, other_batch, other_batch, w, 2), Catch::Contains("query (2, 3, 6) (B, T, D) has B = 2 but key (1, 3, 6) (B, S, D) has B = 1"));
 
     attn::AttentionOptions options;
     options.attention_mask = attn::Matrix(xt::ones<double>({2, 4}));
     CHECK_THROWS_WITH(attn::multi_head_attention(x, x, x, w, 2, options),
-                      Catch::Contains("attention_mask has shape (2, 4) but it must be (B, S) = (2, 3)"));
+                      Catch::Contains("attention_mask (2, 4) (B, S) has S = 4; attention_mask must be (B, S) = (2, 3)"));
     options.attention_mask = attn::Matrix{{1, 1, 1}, {1, -1, 1}};
     CHECK_THROWS_WITH(attn::multi_head_attention(x, x, x, w, 2, options), Catch::Contains("holds -1 at [1, 1]"));
 }

@@ -199,16 +199,17 @@ TEST_CASE("mismatched shapes name Q K V and their shapes", "[sdpa][errors]") {
     const attn::Tensor3 Q = xt::zeros<double>({2, 3, 4}), K = xt::zeros<double>({2, 5, 4}), V = xt::zeros<double>({2, 5, 6});
     CHECK_NOTHROW(attn::scaled_dot_product_attention(Q, K, V));
     CHECK_THROWS_WITH(attn::scaled_dot_product_attention(Q, attn::Tensor3(xt::zeros<double>({2, 5, 3})), V),
-                      Catch::Contains("Q has shape (2, 3, 4) but K has shape (2, 5, 3)") && Catch::Contains("d_k"));
+                      Catch::Contains("Q (2, 3, 4) (B, T, d_k) has d_k = 4 but K (2, 5, 3) (B, S, d_k) has d_k = 3"));
     CHECK_THROWS_WITH(attn::scaled_dot_product_attention(Q, K, attn::Tensor3(xt::zeros<double>({2, 4, 6}))),
-                      Catch::Contains("K has shape (2, 5, 4) but V has shape (2, 4, 6)"));
+                      Catch::Contains("K (2, 5, 4) (B, S, d_k) has S = 5 but V (2, 4, 6) (B, S, d_v) has S = 4"));
     CHECK_THROWS_WITH(attn::scaled_dot_product_attention(Q, attn::Tensor3(xt::zeros<double>({1, 5, 4})), V),
-                      Catch::Contains("batch sizes B differ") && Catch::Contains("K (1, 5, 4)"));
+                      Catch::Contains("Q (2, 3, 4) (B, T, d_k) has B = 2 but K (1, 5, 4) (B, S, d_k) has B = 1"));
     CHECK_THROWS_AS(attn::scaled_dot_product_attention(attn::Tensor3(xt::zeros<double>({2, 0, 4})), K, V), attn::ShapeError);
     attn::AttentionOptions options;
     options.attention_mask = attn::Matrix(xt::ones<double>({2, 3}));
     CHECK_THROWS_WITH(attn::scaled_dot_product_attention(Q, K, V, options),
-                      Catch::Contains("attention_mask has shape (2, 3) but it must be (B, S) = (2, 5)"));
+                      Catch::Contains("attention_mask (2, 3) (B, S) has S = 3") &&
+                          Catch::Contains("attention_mask must be (B, S) = (2, 5)"));
     options.attention_mask = attn::Matrix(xt::ones<double>({2, 5}) * 2.0);
     CHECK_THROWS_WITH(attn::scaled_dot_product_attention(Q, K, V, options), Catch::Contains("holds 2 at [0, 0]"));
 }

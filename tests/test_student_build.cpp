@@ -1,10 +1,10 @@
-// exercises/support/student_build.hpp and sandbox.hpp's helpers: the build log cut down to what is
+// src/exercises/student_build.hpp and sandbox.hpp's helpers: the build log cut down to what is
 // about the student's file, symbols demangled, the library calls an exercise refuses, text made
 // safe for a terminal, output capped.
 #include <catch2/catch.hpp>
 
-#include "support/sandbox.hpp"
-#include "support/student_build.hpp"
+#include "exercises/sandbox.hpp"
+#include "exercises/student_build.hpp"
 
 using namespace attn::exercises;
 
@@ -12,21 +12,21 @@ TEST_CASE("student build - the log keeps the student's errors, their excerpts an
     const std::string log =
         "[1/3] Building CXX object CMakeFiles/exercise_01_student.dir/exercises/exercise_01_student.cpp.o\n"
         "In file included from /build/exercises/exercise_01_student.cpp:2:\n"
-        "/src/lessons/01-dot-product/exercise.cpp:12:5: error: 'foo' was not declared in this scope\n"
+        "/src/lessons/01-dot-product/exercise/exercise.cpp:12:5: error: 'foo' was not declared in this scope\n"
         "   12 |     foo();\n"
         "      |     ^~~\n"
-        "/src/lessons/01-dot-product/exercise.cpp:3:8: warning: unused variable 'x' [-Wunused-variable]\n"
+        "/src/lessons/01-dot-product/exercise/exercise.cpp:3:8: warning: unused variable 'x' [-Wunused-variable]\n"
         "    3 |    int x;\n"
         "      |        ^\n"
         "ninja: build stopped: subcommand failed.\n"
         "/usr/bin/ld: exercise.cpp.o: in function `exercise::dot_attention()':\n"
-        "/src/lessons/01-dot-product/exercise.cpp:20: undefined reference to `_Z6helperd'\n"
+        "/src/lessons/01-dot-product/exercise/exercise.cpp:20: undefined reference to `_Z6helperd'\n"
         "collect2: error: ld returned 1 exit status\n";
     std::string warnings;
-    const std::string kept = compiler_messages(log, "/src/lessons/01-dot-product/exercise.cpp", "/src", warnings);
-    CHECK_THAT(kept, Catch::Contains("lessons/01-dot-product/exercise.cpp:12:5: error: 'foo' was not declared") &&
+    const std::string kept = compiler_messages(log, "/src/lessons/01-dot-product/exercise/exercise.cpp", "/src", warnings);
+    CHECK_THAT(kept, Catch::Contains("lessons/01-dot-product/exercise/exercise.cpp:12:5: error: 'foo' was not declared") &&
                          Catch::Contains("   12 |     foo();") && Catch::Contains("^~~") &&
-                         Catch::Contains("lessons/01-dot-product/exercise.cpp:20: undefined reference to `helper(double)'") &&
+                         Catch::Contains("lessons/01-dot-product/exercise/exercise.cpp:20: undefined reference to `helper(double)'") &&
                          Catch::Contains("ld returned 1 exit status"));
     CHECK_THAT(kept, !Catch::Contains("/src/lessons") && !Catch::Contains("ninja:") && !Catch::Contains("Building CXX") &&
                          !Catch::Contains("In file included"));

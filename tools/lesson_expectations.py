@@ -4,7 +4,7 @@
 Every lesson document (lessons/NN-slug/README.md) holds its worked example's inputs in
 ```attn input NAME``` blocks and the values each step must produce in ```attn expect NAME```
 blocks. This script reads the inputs, recomputes every expected tensor with PyTorch code written
-for that lesson (tools/reference/lessonNN_slug.py — plain torch, never the attn library), and
+for that lesson (lessons/NN-slug/reference.py — plain torch, never the attn library), and
 rewrites the body of each expect block with PyTorch's own print of the tensor.
 
     /usr/bin/python3 tools/lesson_expectations.py            # rewrite every lesson in place
@@ -108,15 +108,16 @@ def tolerance_problems(document, lines, blocks):
 
 
 def load_reference(lesson_dir):
-    """tools/reference/lessonNN_slug.py for lessons/NN-slug (dashes become underscores)."""
+    """lessons/NN-slug/reference.py, the lesson's PyTorch reference."""
     number, slug = lesson_dir.name.split("-", 1)
-    path = ROOT / "tools" / "reference" / f"lesson{number}_{slug.replace('-', '_')}.py"
+    path = lesson_dir / "reference.py"
     if not path.exists():
         sys.exit(f"{path}: no PyTorch reference for {lesson_dir.name}")
     # References share small building blocks (tools/reference/torch_layers.py).
-    if str(path.parent) not in sys.path:
-        sys.path.insert(0, str(path.parent))
-    spec = importlib.util.spec_from_file_location(path.stem, path)
+    shared = str(ROOT / "tools" / "reference")
+    if shared not in sys.path:
+        sys.path.insert(0, shared)
+    spec = importlib.util.spec_from_file_location(f"lesson{number}_{slug.replace('-', '_')}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

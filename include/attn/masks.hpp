@@ -31,6 +31,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "attn/tensor.hpp"
@@ -67,5 +68,14 @@ void check_attention_mask(const Matrix& attention_mask, const std::string& name 
 /// attention_mask (B, S) of 1 (attend) and 0 (padding) → the additive padding mask (B, S): 0 where
 /// the mask is 1, −∞ where it is 0. Throws InputError for any other value.
 Matrix padding_mask(const Matrix& attention_mask);
+
+/// scores + M: the scores (B, T, S) with −∞ for every key a query may not see — in its future when
+/// `causal` (placed by `alignment`), and the padding of attention_mask (B, S), where it is 0. The
+/// causal and padding masks above, added; the arguments' shapes are the caller's to have checked.
+///   attn::add_masks(attn::Tensor3{{{1, 2}, {3, 4}}}, true, attn::CausalAlignment::top_left, std::nullopt)
+///   // {{{1, -inf}, {3, 4}}}
+Tensor3 add_masks(Tensor3 scores, bool causal, CausalAlignment alignment, const std::optional<Matrix>& attention_mask);
+/// The same for every head of (B, h, T, S) scores: every head hides the same keys.
+Tensor4 add_masks(Tensor4 scores, bool causal, CausalAlignment alignment, const std::optional<Matrix>& attention_mask);
 
 }  // namespace attn

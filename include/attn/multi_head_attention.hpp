@@ -71,6 +71,9 @@ Tensor4 split_heads(const Tensor3& x, std::size_t heads);
 /// PyTorch: x.transpose(1, 2).contiguous().view(B, T, h * d_k).
 Tensor3 merge_heads(const Tensor4& x);
 
+/// context (B, T, D) → context W_oᵀ + b_o, or context itself when the weights have no W_o (seed 000).
+Tensor3 output_projection(const Tensor3& context, const MultiHeadAttentionWeights& weights);
+
 /// Multi-head attention, vectorised form: every (batch, head) block attended in one loop.
 /// options.scale defaults to 1/√d_k; options.causal (with options.causal_alignment) and
 /// options.attention_mask apply to every head.

@@ -11,6 +11,7 @@
 //   encoder_outputs.shape(2);                                    // 3
 #pragma once
 
+#include <algorithm>
 #include <xtensor/xarray.hpp>
 #include <xtensor/xtensor.hpp>
 
@@ -22,5 +23,20 @@ using Tensor3 = xt::xtensor<double, 3>;
 using Tensor4 = xt::xtensor<double, 4>;
 /// A tensor whose rank is only known at run time (files, lesson documents).
 using DynamicTensor = xt::xarray<double>;
+
+/// (B, T, D) as the (B·T, D) matrix it is in row-major memory: a position-wise layer (a layer
+/// norm, the feed-forward network) treats every position of every sequence as one row.
+inline Matrix rows_of(const Tensor3& x) {
+    Matrix rows = Matrix::from_shape({x.shape(0) * x.shape(1), x.shape(2)});
+    std::copy(x.begin(), x.end(), rows.begin());
+    return rows;
+}
+
+/// The inverse of rows_of: (B·T, D) rows back into (B, T, D).
+inline Tensor3 positions_of(const Matrix& rows, std::size_t B, std::size_t T) {
+    Tensor3 x = Tensor3::from_shape({B, T, rows.shape(1)});
+    std::copy(rows.begin(), rows.end(), x.begin());
+    return x;
+}
 
 }  // namespace attn

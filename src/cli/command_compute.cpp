@@ -9,7 +9,7 @@
 
 #include "attn/error.hpp"
 #include "attn/files.hpp"
-#include "attn/npy.hpp"
+#include "attn/npy_tensor.hpp"
 #include "attn/printable.hpp"
 #include "attn/shape.hpp"
 #include "cli/commands.hpp"
@@ -27,9 +27,7 @@ void write_outputs(const std::string& out_dir, const tutor::NamedTensors& output
     prepare_output_folder(out_dir);
     std::vector<OutputFile> files;
     for (const auto& [name, tensor] : outputs) {
-        const std::vector<std::size_t> shape(tensor.shape().begin(), tensor.shape().end());
-        files.push_back({(fs::path(out_dir) / (name + ".npy")).string(),
-                         encode_npy(shape, std::vector<double>(tensor.begin(), tensor.end()), dtype)});
+        files.push_back({(fs::path(out_dir) / (name + ".npy")).string(), encode_npy(tensor, dtype)});
     }
     write_files_atomically(files);
 }
@@ -84,9 +82,7 @@ int run_compute(const GlobalOptions&, const ComputeOptions& options) {
         }
         const NpyArray array = read_npy(path);
         all_float32 = all_float32 && array.dtype == NpyDtype::float32;
-        DynamicTensor tensor = DynamicTensor::from_shape(array.shape);
-        std::copy(array.values.begin(), array.values.end(), tensor.begin());
-        inputs[spec.name] = std::move(tensor);
+        inputs[spec.name] = to_tensor(array);
     }
     // A file the module does not read is most often a misspelt input name: say so.
     for (const auto& entry : fs::directory_iterator(options.in_dir, error)) {
@@ -103,7 +99,9 @@ int run_compute(const GlobalOptions&, const ComputeOptions& options) {
     try {
         outputs = tutor::run_compute_module(module, inputs, module_options);
     } catch (const InputError& e) {
-        throw InputError(module.name + ": " + e.what());
+        // Every message starts with the module's name once (the shape checks already give it).
+        const std::string message = e.what(), prefix = module.name + ": ";
+        throw InputError(message.rfind(prefix, 0) == 0 ? message : prefix + message);
     } catch (const std::bad_alloc&) {
         // Here the sizes come from the user's files: the hint is about them.
         std::string shapes;

@@ -1,6 +1,6 @@
 // `attn exercise N [--watch] [--reset] [--hint] [--file F] [--time-limit S]` and `attn progress`:
 // the student's implementation of a lesson, built with the project's own CMake build, run in a
-// sandbox, judged case by case (exercises/support), and helped along with hints that follow the
+// sandbox, judged case by case (src/exercises), and helped along with hints that follow the
 // failure.
 #include <chrono>
 #include <cstdint>
@@ -11,9 +11,9 @@
 
 #include "attn/error.hpp"
 #include "cli/commands.hpp"
-#include "support/exercise_run.hpp"
-#include "support/report.hpp"
-#include "support/student_build.hpp"
+#include "exercises/exercise_run.hpp"
+#include "exercises/report.hpp"
+#include "exercises/student_build.hpp"
 #include "tutor/exercises.hpp"
 #include "tutor/markdown.hpp"
 #include "tutor/terminal.hpp"

@@ -68,7 +68,7 @@ struct ExerciseOptions {
     bool watch = false;
     bool reset = false;
     bool hint = false;         // show the next hint and stop
-    std::string file;          // check this file instead of lessons/NN-slug/exercise.cpp
+    std::string file;          // check this file instead of lessons/NN-slug/exercise/exercise.cpp
     double time_limit = 5.0;   // seconds per case for the student's program
 };
 int run_exercise(const GlobalOptions& global, const ExerciseOptions& options);

@@ -157,12 +157,12 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options) {
 }
 
 CLI::App* setup_exercise(CLI::App& app, ExerciseOptions& options) {
-    auto* command = app.add_subcommand("exercise", "Build and check your implementation of a lesson (lessons/NN-slug/exercise.cpp)");
+    auto* command = app.add_subcommand("exercise", "Build and check your implementation of a lesson (lessons/NN-slug/exercise/exercise.cpp)");
     command->add_option("exercise", options.exercise, "Exercise number or slug, e.g. 1 or dot-product")->required();
     command->add_flag("--watch", options.watch, "Check again whenever the file changes (Ctrl-C to stop)");
     command->add_flag("--reset", options.reset, "Restore the stub, after saving your file as a timestamped backup beside it");
     command->add_flag("--hint", options.hint, "Show the next hint (about the step that failed last) and stop");
-    command->add_option("--file", options.file, "Check this file instead of lessons/NN-slug/exercise.cpp")->check(CLI::ExistingFile);
+    command->add_option("--file", options.file, "Check this file instead of lessons/NN-slug/exercise/exercise.cpp")->check(CLI::ExistingFile);
     command->add_option("--time-limit", options.time_limit, "Seconds your code may take per case before it is stopped")
         ->check(CLI::Range(0.1, 3600.0))
         ->capture_default_str();

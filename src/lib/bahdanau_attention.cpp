@@ -1,9 +1,11 @@
+// Lesson 3 — Bahdanau attention (lessons/03-bahdanau/README.md): the additive score
+// w2 · tanh(W1 [h̄_s ; h_t] + b1) + b2, then lesson 1's softmax and weighted sum.
+// Shapes: encoder_outputs (B, S, H), decoder_output (B, H), the hidden layer (B, S, 2H).
 #include "attn/bahdanau_attention.hpp"
 
 #include <xtensor/xmath.hpp>
 
 #include "attn/dot_attention.hpp"
-#include "attn/error.hpp"
 #include "attn/linear.hpp"
 #include "attn/shape.hpp"
 
@@ -11,33 +13,11 @@ namespace attn {
 
 namespace {
 
-template <class Tensor>
-void require_shape(const char* function, const char* name, const Tensor& tensor, const std::vector<std::size_t>& expected,
-                   const char* legend, const Tensor3& encoder_outputs) {
-    const std::vector<std::size_t> got(tensor.shape().begin(), tensor.shape().end());
-    if (got != expected) {
-        throw ShapeError(std::string(function) + ": " + name + " has shape " + shape_string(got) +
-                         " but encoder_outputs has shape " + shape_string(encoder_outputs.shape()) + " (H = " +
-                         std::to_string(encoder_outputs.shape(2)) + "); " + name + " must be " + legend + " = " +
-                         shape_string(expected));
-    }
-}
-
-// Every argument of additive attention, checked against encoder_outputs (B, S, H).
+// Every argument of additive attention, against one legend.
 void check_arguments(const char* function, const Tensor3& encoder_outputs, const Matrix& decoder_output,
                      const Matrix& W1, const Vector& b1, const Matrix& w2, const Vector& b2) {
-    require_nonempty(function, "encoder_outputs", encoder_outputs.shape());
-    require_nonempty(function, "decoder_output", decoder_output.shape());
-    const std::size_t B = encoder_outputs.shape(0), H = encoder_outputs.shape(2);
-    if (decoder_output.shape(0) != B || decoder_output.shape(1) != H) {
-        throw ShapeError(std::string(function) + ": decoder_output has shape " + shape_string(decoder_output.shape()) +
-                         " but encoder_outputs has shape " + shape_string(encoder_outputs.shape()) +
-                         "; decoder_output must be (B, H) = " + shape_string(std::vector<std::size_t>{B, H}));
-    }
-    require_shape(function, "W1", W1, {2 * H, 2 * H}, "(2H, 2H)", encoder_outputs);
-    require_shape(function, "b1", b1, {2 * H}, "(2H)", encoder_outputs);
-    require_shape(function, "w2", w2, {1, 2 * H}, "(1, 2H)", encoder_outputs);
-    require_shape(function, "b2", b2, {1}, "(1)", encoder_outputs);
+    check_shapes(function, {{"encoder_outputs", encoder_outputs, "B,S,H"}, {"decoder_output", decoder_output, "B,H"},
+                            {"W1", W1, "2H,2H"}, {"b1", b1, "2H"}, {"w2", w2, "1,2H"}, {"b2", b2, "1"}});
 }
 
 // w2 · tanh(preactivation) + b2 for every (b, s): (B, S, 2H) → (B, S).

@@ -1,3 +1,9 @@
+// Lesson 6 — a Transformer encoder layer (lessons/06-encoder-layer/README.md).
+//
+// The layer in the lesson's two lines, each with its post-norm and pre-norm form:
+//   attention:     x = norm1(x + attention(x))     or  x = x + attention(norm1(x))   (norm_first)
+//   feed-forward:  x = norm2(x + ffn(x))           or  x = x + ffn(norm2(x))
+// Shapes: x (B, T, D), the feed-forward network's hidden layer (B, T, F).
 #include "attn/encoder_layer.hpp"
 
 #include "attn/error.hpp"
@@ -6,67 +12,40 @@
 
 namespace attn {
 
-namespace {
-
-Matrix as_rows(const Tensor3& x) {
-    Matrix rows = Matrix::from_shape({x.shape(0) * x.shape(1), x.shape(2)});
-    std::copy(x.begin(), x.end(), rows.begin());
-    return rows;
-}
-
-Tensor3 as_tensor(const Matrix& rows, std::size_t B, std::size_t T) {
-    Tensor3 x = Tensor3::from_shape({B, T, rows.shape(1)});
-    std::copy(rows.begin(), rows.end(), x.begin());
-    return x;
-}
-
-void require_vector(const char* name, const Vector& v, std::size_t size, const Tensor3& x) {
-    if (v.shape(0) != size) {
-        throw ShapeError(std::string("transformer_encoder_layer: ") + name + " has shape " + shape_string(v.shape()) +
-                         " but x has shape " + shape_string(x.shape()) + "; it must be (" + std::to_string(size) + ")");
-    }
-}
-
-}  // namespace
-
-EncoderLayerStep transformer_encoder_layer(const Tensor3& x, const EncoderLayerWeights& weights,
+EncoderLayerStep transformer_encoder_layer(const Tensor3& x, const EncoderLayerWeights& w,
                                            const EncoderLayerOptions& options) {
-    const std::size_t B = x.shape(0), T = x.shape(1), D = x.shape(2);
-    require_vector("norm1_weight", weights.norm1_weight, D, x);
-    require_vector("norm1_bias", weights.norm1_bias, D, x);
-    require_vector("norm2_weight", weights.norm2_weight, D, x);
-    require_vector("norm2_bias", weights.norm2_bias, D, x);
-    if (!(options.eps > 0.0)) {
-        throw InputError("transformer_encoder_layer: eps must be a positive number, got " + std::to_string(options.eps));
-    }
-    AttentionOptions attention_options;
-    attention_options.attention_mask = options.attention_mask;
+    const std::string f = "transformer_encoder_layer";
+    check_shapes(f, {{"x", x, "B,T,D"}, {"norm1_weight", w.norm1_weight, "D"}, {"norm1_bias", w.norm1_bias, "D"},
+                     {"norm2_weight", w.norm2_weight, "D"}, {"norm2_bias", w.norm2_bias, "D"},
+                     {"linear1_weight", w.linear1_weight, "F,D"}, {"linear1_bias", w.linear1_bias, "F"},
+                     {"linear2_weight", w.linear2_weight, "D,F"}, {"linear2_bias", w.linear2_bias, "D"},
+                     {"attention_mask", options.attention_mask, "B,T"}});
+    if (!(options.eps > 0.0)) throw InputError(f + ": eps must be a positive number, got " + std::to_string(options.eps));
+    const auto norm1 = [&](const Tensor3& y) { return layer_norm(y, w.norm1_weight, w.norm1_bias, options.eps); };
+    const auto norm2 = [&](const Tensor3& y) { return layer_norm(y, w.norm2_weight, w.norm2_bias, options.eps); };
+    AttentionOptions padding;
+    padding.attention_mask = options.attention_mask;
+    const bool pre_norm = options.norm_first;
 
     EncoderLayerStep step;
-    // 1. The attention sub-layer, with its residual connection and norm.
-    step.attention_input = options.norm_first ? layer_norm(x, weights.norm1_weight, weights.norm1_bias, options.eps) : x;
-    step.attention = multi_head_attention(step.attention_input, step.attention_input, step.attention_input,
-                                          weights.attention, options.heads, attention_options);
+    // 1. The attention sub-layer: self-attention (query = key = value), the residual, norm1.
+    step.attention_input = pre_norm ? norm1(x) : x;
+    const Tensor3& a = step.attention_input;
+    step.attention = multi_head_attention(a, a, a, w.attention, options.heads, padding);
     step.attention_residual = x + step.attention.output;
-    step.after_attention = options.norm_first
-                               ? step.attention_residual
-                               : layer_norm(step.attention_residual, weights.norm1_weight, weights.norm1_bias, options.eps);
-    // 2. The feed-forward sub-layer, on each position alone, with its residual connection and norm.
-    step.ffn_input = options.norm_first
-                         ? layer_norm(step.after_attention, weights.norm2_weight, weights.norm2_bias, options.eps)
-                         : step.after_attention;
-    const FeedForwardStep ffn = feed_forward(as_rows(step.ffn_input), weights.linear1_weight, weights.linear1_bias,
-                                             weights.linear2_weight, weights.linear2_bias, options.activation);
-    step.ffn_hidden = as_tensor(ffn.hidden, B, T);
-    step.ffn_output = as_tensor(ffn.output, B, T);
+    step.after_attention = pre_norm ? step.attention_residual : norm1(step.attention_residual);
+    // 2. The feed-forward sub-layer, on each position alone: the residual, norm2.
+    step.ffn_input = pre_norm ? norm2(step.after_attention) : step.after_attention;
+    const FeedForwardStep ffn = feed_forward(rows_of(step.ffn_input), w.linear1_weight, w.linear1_bias,
+                                             w.linear2_weight, w.linear2_bias, options.activation);
+    step.ffn_hidden = positions_of(ffn.hidden, x.shape(0), x.shape(1));
+    step.ffn_output = positions_of(ffn.output, x.shape(0), x.shape(1));
     step.ffn_residual = step.after_attention + step.ffn_output;
-    step.output = options.norm_first
-                      ? step.ffn_residual
-                      : layer_norm(step.ffn_residual, weights.norm2_weight, weights.norm2_bias, options.eps);
+    step.output = pre_norm ? step.ffn_residual : norm2(step.ffn_residual);
+
     // The attention checked its own intermediates; the first of the others that is not a finite
     // number is named (a NaN from a layer norm of ∞, an overflowing feed-forward network, …).
     const std::string why = detail::overflow_advice;
-    const char* f = "transformer_encoder_layer";
     detail::require_finite(f, "attention_input", step.attention_input, why);
     detail::require_finite(f, "attention_residual", step.attention_residual, why);
     detail::require_finite(f, "after_attention", step.after_attention, why);

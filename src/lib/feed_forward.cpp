@@ -28,17 +28,13 @@ Matrix gelu(const Matrix& x) {
 
 FeedForwardStep feed_forward(const Matrix& x, const Matrix& linear1_weight, const Vector& linear1_bias,
                              const Matrix& linear2_weight, const Vector& linear2_bias, Activation activation) {
-    const std::size_t D = x.shape(1), F = linear1_weight.shape(0);
-    if (linear2_weight.shape(0) != D || linear2_weight.shape(1) != F) {
-        throw ShapeError("feed_forward: linear2_weight has shape " + shape_string(linear2_weight.shape()) +
-                         " but x has shape " + shape_string(x.shape()) + " and linear1_weight " +
-                         shape_string(linear1_weight.shape()) + "; linear2_weight must be (D, F) = (" +
-                         std::to_string(D) + ", " + std::to_string(F) + ")");
-    }
+    check_shapes("feed_forward", {{"x", x, "N,D"}, {"linear1_weight", linear1_weight, "F,D"}, {"linear1_bias", linear1_bias, "F"},
+                                  {"linear2_weight", linear2_weight, "D,F"}, {"linear2_bias", linear2_bias, "D"}},
+                 ZeroSizes::allowed);
     FeedForwardStep step;
-    step.hidden_preactivation = linear(x, linear1_weight, linear1_bias, "linear1_weight");
+    step.hidden_preactivation = linear(x, linear1_weight, linear1_bias, "linear1_weight");  // x W1ᵀ + b1   (N, F)
     step.hidden = activation == Activation::relu ? relu(step.hidden_preactivation) : gelu(step.hidden_preactivation);
-    step.output = linear(step.hidden, linear2_weight, linear2_bias, "linear2_weight");
+    step.output = linear(step.hidden, linear2_weight, linear2_bias, "linear2_weight");     // h W2ᵀ + b2   (N, D)
     return step;
 }
 

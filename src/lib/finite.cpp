@@ -29,4 +29,19 @@ void throw_non_finite(const std::string& function, const std::string& tensor, co
                      ", not a finite number: " + why);
 }
 
+void require_finite_scores(const std::string& function, const double* scores, const std::vector<std::size_t>& shape,
+                           const std::string& query, const std::string& key) {
+    std::size_t count = 1;
+    for (std::size_t size : shape) count *= size;
+    const std::size_t at = first_non_finite(scores, count);
+    if (at == count) return;
+    // The index of the score, then the rows it came from: the leading axes with t, and with s.
+    const std::vector<std::size_t> index = unravel_index(at, shape);
+    std::string leading;
+    for (std::size_t d = 0; d + 2 < index.size(); ++d) leading += std::to_string(index[d]) + ", ";
+    const std::string t = std::to_string(index[index.size() - 2]), s = std::to_string(index.back());
+    throw_non_finite(function, "scores", shape, at, scores[at],
+                     "scale · " + query + "[" + leading + t + "] · " + key + "[" + leading + s + "]; " + overflow_advice);
+}
+
 }  // namespace attn::detail

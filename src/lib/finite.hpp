@@ -31,6 +31,19 @@ void require_finite(const std::string& function, const std::string& name, const 
                      tensor.data()[at], why);
 }
 
+/// Checks raw attention scores (…, T, S) before any mask: the first that is NaN or ±∞ is named with
+/// its index and the two rows that made it, "scale · Q[0, 1] · K[0, 2]" (`query` and `key` name
+/// the tensors those rows come from; their index is the scores' leading axes and t, or s).
+void require_finite_scores(const std::string& function, const double* scores, const std::vector<std::size_t>& shape,
+                           const std::string& query, const std::string& key);
+
+template <class Tensor>
+void require_finite_scores(const std::string& function, const Tensor& scores, const std::string& query,
+                           const std::string& key) {
+    require_finite_scores(function, scores.data(), std::vector<std::size_t>(scores.shape().begin(), scores.shape().end()),
+                          query, key);
+}
+
 /// What to tell the user when arithmetic on their inputs overflowed.
 inline const char* const overflow_advice =
     "an input holds NaN or ±inf, or the inputs are too large for float64 arithmetic and overflowed (only a mask may "

@@ -13,11 +13,7 @@ enum class Variant { pytorch, annotated };
 
 void check_arguments(const char* function, const Matrix& x, const Vector& weight, const Vector& bias, double eps) {
     const std::size_t D = x.shape(1);
-    if (weight.shape(0) != D || bias.shape(0) != D) {
-        throw ShapeError(std::string(function) + ": x has shape " + shape_string(x.shape()) + " but weight has shape " +
-                         shape_string(weight.shape()) + " and bias " + shape_string(bias.shape()) +
-                         "; both must be (D) = (" + std::to_string(D) + ")");
-    }
+    check_shapes(function, {{"x", x, "N,D"}, {"weight", weight, "D"}, {"bias", bias, "D"}}, ZeroSizes::allowed);
     if (!(eps > 0.0) || !std::isfinite(eps)) {
         throw InputError(std::string(function) + ": eps must be a positive number, got " + std::to_string(eps));
     }
@@ -76,14 +72,8 @@ LayerNormStep annotated_layer_norm(const Matrix& x, const Vector& weight, const 
 }
 
 Tensor3 layer_norm(const Tensor3& x, const Vector& weight, const Vector& bias, double eps) {
-    const std::size_t B = x.shape(0), T = x.shape(1), D = x.shape(2);
-    // (B, T, D) is (B·T, D) in row-major memory: normalise it as a matrix.
-    Matrix rows = Matrix::from_shape({B * T, D});
-    std::copy(x.begin(), x.end(), rows.begin());
-    const LayerNormStep step = layer_norm(rows, weight, bias, eps);
-    Tensor3 out = Tensor3::from_shape({B, T, D});
-    std::copy(step.output.begin(), step.output.end(), out.begin());
-    return out;
+    // Every position of every sequence is one row: normalise (B·T, D) as a matrix.
+    return positions_of(layer_norm(rows_of(x), weight, bias, eps).output, x.shape(0), x.shape(1));
 }
 
 }  // namespace attn

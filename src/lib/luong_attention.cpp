@@ -1,65 +1,27 @@
+// Lesson 2 — Luong attention (lessons/02-luong/README.md): the general score h_t · W_a h̄_s and the
+// concat score v_a · tanh(W_a [h_t ; h̄_s]), then lesson 1's softmax and weighted sum.
+// Shapes: encoder_outputs (B, S, H), decoder_output (B, H).
 #include "attn/luong_attention.hpp"
 
-#include <cblas.h>
 #include <xtensor/xmath.hpp>
 
 #include "attn/dot_attention.hpp"
-#include "attn/error.hpp"
 #include "attn/linear.hpp"
+#include "attn/matmul.hpp"
 #include "attn/shape.hpp"
 
 namespace attn {
 
-namespace {
-
-// encoder_outputs (B, S, H) and decoder_output (B, H): non-empty, same B and H.
-void check_encoder_decoder(const char* function, const Tensor3& encoder_outputs, const Matrix& decoder_output) {
-    require_nonempty(function, "encoder_outputs", encoder_outputs.shape());
-    require_nonempty(function, "decoder_output", decoder_output.shape());
-    const std::size_t B = encoder_outputs.shape(0), H = encoder_outputs.shape(2);
-    if (decoder_output.shape(0) != B || decoder_output.shape(1) != H) {
-        throw ShapeError(std::string(function) + ": decoder_output has shape " + shape_string(decoder_output.shape()) +
-                         " but encoder_outputs has shape " + shape_string(encoder_outputs.shape()) +
-                         "; decoder_output must be (B, H) = " + shape_string(std::vector<std::size_t>{B, H}));
-    }
-}
-
-// A weight whose shape must be exactly `expected`; `legend` ("(H, H)") says where the sizes come from.
-void check_weight(const char* function, const char* name, const Matrix& weight, std::vector<std::size_t> expected,
-                  const char* legend, const std::string& source) {
-    const std::vector<std::size_t> got(weight.shape().begin(), weight.shape().end());
-    if (got != expected) {
-        throw ShapeError(std::string(function) + ": " + name + " has shape " + shape_string(got) + " but " + source +
-                         "; " + name + " must be " + legend + " = " + shape_string(expected));
-    }
-}
-
-// scores[b, s] = keys[b, s] · queries[b]: one matrix-vector product per sentence.
-Matrix batched_dot(const Tensor3& keys, const Matrix& queries) {
-    const std::size_t B = keys.shape(0), S = keys.shape(1), H = keys.shape(2);
-    Matrix scores = Matrix::from_shape({B, S});
-    for (std::size_t b = 0; b < B; ++b) {
-        cblas_dgemv(CblasRowMajor, CblasNoTrans, int(S), int(H), 1.0, keys.data() + b * S * H, int(H),
-                    queries.data() + b * H, 1, 0.0, scores.data() + b * S, 1);
-    }
-    return scores;
-}
-
-}  // namespace
-
 LuongGeneralStep luong_general_attention(const Tensor3& encoder_outputs, const Matrix& decoder_output,
                                          const Matrix& W_a) {
-    const char* function = "luong_general_attention";
-    check_encoder_decoder(function, encoder_outputs, decoder_output);
-    const std::size_t H = encoder_outputs.shape(2);
-    check_weight(function, "W_a", W_a, {H, H}, "(H, H)",
-                 "encoder_outputs has shape " + shape_string(encoder_outputs.shape()));
+    check_shapes("luong_general_attention", {{"encoder_outputs", encoder_outputs, "B,S,H"},
+                                             {"decoder_output", decoder_output, "B,H"}, {"W_a", W_a, "H,H"}});
     LuongGeneralStep step;
     // W_a h̄_s for every (b, s) at once: one (B·S, H) × (H, H)ᵀ product. Projecting the query
     // instead (h_t W_a, then a dot with h̄_s) gives the same scores with fewer operations when S is
     // large; the keys' side is kept because it is the intermediate the lesson prints.
     step.projected = linear(encoder_outputs, W_a, "W_a");
-    AttentionStep attended = attend_with_scores(batched_dot(step.projected, decoder_output), encoder_outputs);
+    AttentionStep attended = attend_with_scores(matvec(step.projected, decoder_output), encoder_outputs);  // h_t · W_a h̄_s
     step.scores = std::move(attended.scores);
     step.weights = std::move(attended.weights);
     step.context = std::move(attended.context);
@@ -68,14 +30,9 @@ LuongGeneralStep luong_general_attention(const Tensor3& encoder_outputs, const M
 
 LuongConcatStep luong_concat_attention(const Tensor3& encoder_outputs, const Matrix& decoder_output,
                                        const Matrix& W_a, const Matrix& v_a) {
-    const char* function = "luong_concat_attention";
-    check_encoder_decoder(function, encoder_outputs, decoder_output);
-    require_nonempty(function, "W_a", W_a.shape());
+    check_shapes("luong_concat_attention", {{"encoder_outputs", encoder_outputs, "B,S,H"},
+                                            {"decoder_output", decoder_output, "B,H"}, {"W_a", W_a, "A,2H"}, {"v_a", v_a, "1,A"}});
     const std::size_t B = encoder_outputs.shape(0), S = encoder_outputs.shape(1), H = encoder_outputs.shape(2);
-    const std::size_t A = W_a.shape(0);
-    check_weight(function, "W_a", W_a, {A, 2 * H}, "(A, 2H)",
-                 "encoder_outputs has shape " + shape_string(encoder_outputs.shape()) + " (H = " + std::to_string(H) + ")");
-    check_weight(function, "v_a", v_a, {1, A}, "(1, A)", "W_a has shape " + shape_string(W_a.shape()) + " (A = " + std::to_string(A) + ")");
 
     LuongConcatStep step;
     step.concatenated = Tensor3::from_shape({B, S, 2 * H});

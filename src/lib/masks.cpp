@@ -48,4 +48,33 @@ Matrix padding_mask(const Matrix& attention_mask) {
     return mask;
 }
 
+namespace {
+
+// `heads` blocks of (T, S) scores per batch item, back to back: −∞ wherever a key is hidden.
+void hide_keys(double* scores, std::size_t B, std::size_t heads, std::size_t T, std::size_t S, bool causal,
+               CausalAlignment alignment, const std::optional<Matrix>& attention_mask) {
+    const double hidden = -std::numeric_limits<double>::infinity();
+    for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t j = 0; j < heads; ++j)
+            for (std::size_t t = 0; t < T; ++t)
+                for (std::size_t s = 0; s < S; ++s) {
+                    const bool future = causal && is_future_key(t, s, T, S, alignment);
+                    const bool padding = attention_mask && (*attention_mask)(b, s) == 0.0;
+                    if (future || padding) scores[((b * heads + j) * T + t) * S + s] = hidden;
+                }
+}
+
+}  // namespace
+
+Tensor3 add_masks(Tensor3 scores, bool causal, CausalAlignment alignment, const std::optional<Matrix>& attention_mask) {
+    hide_keys(scores.data(), scores.shape(0), 1, scores.shape(1), scores.shape(2), causal, alignment, attention_mask);
+    return scores;
+}
+
+Tensor4 add_masks(Tensor4 scores, bool causal, CausalAlignment alignment, const std::optional<Matrix>& attention_mask) {
+    hide_keys(scores.data(), scores.shape(0), scores.shape(1), scores.shape(2), scores.shape(3), causal, alignment,
+              attention_mask);
+    return scores;
+}
+
 }  // namespace attn

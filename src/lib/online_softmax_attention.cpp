@@ -6,6 +6,7 @@
 
 #include "attention_arguments.hpp"
 #include "attn/error.hpp"
+#include "attn/shape.hpp"
 #include "finite.hpp"
 
 namespace attn {
@@ -52,7 +53,10 @@ struct TileGeometry {
 
 OnlineSoftmaxResult online_softmax_attention(const Tensor3& Q, const Tensor3& K, const Tensor3& V,
                                              const OnlineSoftmaxOptions& options) {
-    detail::check_attention_arguments("online_softmax_attention", Q, K, V, options.attention_mask, options.scale);
+    const std::string f = "online_softmax_attention";
+    check_shapes(f, {{"Q", Q, "B,T,d_k"}, {"K", K, "B,S,d_k"}, {"V", V, "B,S,d_v"},
+                     {"attention_mask", options.attention_mask, "B,S"}});
+    detail::check_mask_and_scale(f, options.attention_mask, options.scale);
     if (options.query_tile == 0 || options.key_tile == 0) {
         throw InputError("online_softmax_attention: query_tile is " + std::to_string(options.query_tile) +
                          " and key_tile is " + std::to_string(options.key_tile) +

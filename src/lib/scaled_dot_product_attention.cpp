@@ -1,52 +1,37 @@
+// Lesson 4 — softmax(Q Kᵀ / √d_k + M) V (lessons/04-causal-self-attention/README.md).
+//
+// The formula, one line per step: the scores, the mask M added (0 where a key is visible, −∞ where
+// it is hidden), the softmax over the keys, the weighted sum of the values. Every step is kept in
+// the result for the lesson to print. Shapes: Q (B, T, d_k), K (B, S, d_k), V (B, S, d_v).
 #include "attn/scaled_dot_product_attention.hpp"
 
 #include <cmath>
 
 #include "attention_arguments.hpp"
-#include "attention_block.hpp"
+#include "attn/masks.hpp"
+#include "attn/matmul.hpp"
+#include "attn/shape.hpp"
+#include "attn/softmax.hpp"
 #include "finite.hpp"
 
 namespace attn {
 
 ScaledDotProductAttentionResult scaled_dot_product_attention(const Tensor3& Q, const Tensor3& K, const Tensor3& V,
                                                              const AttentionOptions& options) {
-    detail::check_attention_arguments("scaled_dot_product_attention", Q, K, V, options.attention_mask, options.scale);
-    const std::size_t B = Q.shape(0), T = Q.shape(1), S = K.shape(1), dk = Q.shape(2), dv = V.shape(2);
-    ScaledDotProductAttentionResult result;
-    result.scores = Tensor3::from_shape({B, T, S});
-    result.masked_scores = Tensor3::from_shape({B, T, S});
-    result.weights = Tensor3::from_shape({B, T, S});
-    result.output = Tensor3::from_shape({B, T, dv});
-    detail::AttentionBlock block;
-    block.queries = T;
-    block.keys = S;
-    block.key_width = dk;
-    block.value_width = dv;
-    block.scale = options.scale ? *options.scale : 1.0 / std::sqrt(double(dk));
-    block.causal = options.causal;
-    block.causal_alignment = options.causal_alignment;
-    for (std::size_t b = 0; b < B; ++b) {
-        block.q = Q.data() + b * T * dk;
-        block.k = K.data() + b * S * dk;
-        block.v = V.data() + b * S * dv;
-        block.keep_key = options.attention_mask ? options.attention_mask->data() + b * S : nullptr;
-        const detail::NonFiniteAt bad =
-            detail::attend_block(block, result.scores.data() + b * T * S, result.masked_scores.data() + b * T * S,
-                                 result.weights.data() + b * T * S, result.output.data() + b * T * dv);
-        if (bad.tensor == detail::NonFiniteAt::Tensor::scores) {
-            const std::size_t t = bad.index / S, s = bad.index % S;
-            detail::throw_non_finite("scaled_dot_product_attention", "scores", {B, T, S}, b * T * S + bad.index,
-                                     result.scores.data()[b * T * S + bad.index],
-                                     "scale · Q[" + std::to_string(b) + ", " + std::to_string(t) + "] · K[" + std::to_string(b) +
-                                         ", " + std::to_string(s) + "]; " + detail::overflow_advice);
-        }
-        if (bad.tensor == detail::NonFiniteAt::Tensor::output) {
-            detail::throw_non_finite("scaled_dot_product_attention", "output", {B, T, dv}, b * T * dv + bad.index,
-                                     result.output.data()[b * T * dv + bad.index],
-                                     std::string("the weighted sum of the rows of V; ") + detail::overflow_advice);
-        }
-    }
-    return result;
+    const std::string f = "scaled_dot_product_attention";
+    check_shapes(f, {{"Q", Q, "B,T,d_k"}, {"K", K, "B,S,d_k"}, {"V", V, "B,S,d_v"},
+                     {"attention_mask", options.attention_mask, "B,S"}});
+    detail::check_mask_and_scale(f, options.attention_mask, options.scale);
+    const double scale = options.scale.value_or(1.0 / std::sqrt(double(Q.shape(2))));
+
+    ScaledDotProductAttentionResult r;
+    r.scores = scale * matmul_transposed(Q, K);                    // Q Kᵀ / √d_k        (B, T, S)
+    detail::require_finite_scores(f, r.scores, "Q", "K");          // only M may put −∞ in the scores
+    r.masked_scores = add_masks(r.scores, options.causal, options.causal_alignment, options.attention_mask);  // + M
+    r.weights = softmax_last_axis(r.masked_scores);                // softmax over the keys S
+    r.output = matmul(r.weights, V);                               // weights V          (B, T, d_v)
+    detail::require_finite(f, "output", r.output, std::string("the weighted sum of the rows of V; ") + detail::overflow_advice);
+    return r;
 }
 
 }  // namespace attn

@@ -8,7 +8,7 @@
 #include "attn/error.hpp"
 #include "attn/files.hpp"
 #include "attn/multi_head_attention.hpp"
-#include "attn/npy.hpp"
+#include "attn/npy_tensor.hpp"
 #include "attn/printable.hpp"
 #include "attn/shape.hpp"
 
@@ -202,9 +202,7 @@ void check_attention_weights(const DynamicTensor& weights, const std::string& na
 }
 
 DynamicTensor read_attention_weights(const std::string& path) {
-    const NpyArray array = read_npy(path);
-    DynamicTensor weights = DynamicTensor::from_shape(array.shape);
-    std::copy(array.values.begin(), array.values.end(), weights.begin());
+    DynamicTensor weights = read_npy_tensor(path);
     check_attention_weights(weights, path);
     return weights;
 }

@@ -2,27 +2,13 @@
 
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 
 #include "attn/shape.hpp"
 
 namespace attn::tutor {
 
 namespace {
-
-std::vector<std::size_t> unravel(std::size_t flat, const std::vector<std::size_t>& shape) {
-    std::vector<std::size_t> index(shape.size());
-    for (std::size_t d = shape.size(); d-- > 0;) {
-        index[d] = flat % shape[d];
-        flat /= shape[d];
-    }
-    return index;
-}
-
-std::string index_string(const std::vector<std::size_t>& index) {
-    std::string text = "[";
-    for (std::size_t i = 0; i < index.size(); ++i) text += (i ? ", " : "") + std::to_string(index[i]);
-    return text + "]";
-}
 
 std::string number(double value) {
     char buffer[64];
@@ -42,6 +28,13 @@ std::string format_difference(double difference) {
 
 Comparison compare(const DynamicTensor& expected, const DynamicTensor& got, const Tolerance& tolerance,
                    const std::vector<double>& resolution) {
+    // A resolution is one half-unit per expected value: any other count is a bug in the caller,
+    // which must not read past the end of it (nor silently judge with the wrong digits).
+    if (!resolution.empty() && resolution.size() != expected.size()) {
+        throw std::invalid_argument("compare: " + std::to_string(resolution.size()) + " resolutions for " +
+                                    std::to_string(expected.size()) + " expected values of shape " +
+                                    shape_string(expected.shape()));
+    }
     Comparison c;
     c.expected_shape.assign(expected.shape().begin(), expected.shape().end());
     c.got_shape.assign(got.shape().begin(), got.shape().end());
@@ -79,7 +72,7 @@ Comparison compare(const DynamicTensor& expected, const DynamicTensor& got, cons
             c.max_abs_difference = difference;
         }
     }
-    if (have_worst) c.worst = unravel(worst_flat, c.expected_shape);
+    if (have_worst) c.worst = unravel_index(worst_flat, c.expected_shape);
     c.passed = c.mismatches == 0;
     return c;
 }

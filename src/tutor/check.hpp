@@ -38,7 +38,8 @@ struct Comparison {
     std::string summary() const;
 };
 
-/// Compares element by element; `resolution` (same size as `expected`, or empty) widens each element's tolerance.
+/// Compares element by element; `resolution` (same size as `expected`, or empty) widens each
+/// element's tolerance. std::invalid_argument when `resolution` has another size (a caller's bug).
 Comparison compare(const DynamicTensor& expected, const DynamicTensor& got, const Tolerance& tolerance,
                    const std::vector<double>& resolution = {});
 

@@ -1,9 +1,7 @@
 #include "tutor/compute_modules.hpp"
 
-#include <cctype>
 #include <cmath>
 #include <map>
-#include <sstream>
 
 #include "attn/bahdanau_attention.hpp"
 #include "attn/dot_attention.hpp"
@@ -78,26 +76,7 @@ NamedTensors run_encoder_layer(const NamedTensors& inputs, const ComputeOptions&
     return {{"output", transformer_encoder_layer(Tensor3(inputs.at("x")), w, layer).output}};
 }
 
-std::vector<std::string> split_dimensions(const std::string& dimensions) {
-    std::vector<std::string> tokens;
-    std::stringstream stream(dimensions);
-    for (std::string token; std::getline(stream, token, ',');) tokens.push_back(token);
-    return tokens;
-}
-
-// "2H" → (2, "H"); "1" → (1, "").
-std::pair<std::size_t, std::string> parse_dimension(const std::string& token) {
-    std::size_t digits = 0;
-    while (digits < token.size() && std::isdigit(static_cast<unsigned char>(token[digits]))) ++digits;
-    const std::size_t factor = digits == 0 ? 1 : std::stoul(token.substr(0, digits));
-    return {factor, token.substr(digits)};
-}
-
 std::string non_finite_text(double value) { return std::isnan(value) ? "nan" : value > 0 ? "inf" : "-inf"; }
-
-std::string described(const std::string& name, const DynamicTensor& tensor, const TensorSpec& spec) {
-    return name + " " + shape_string(tensor.shape()) + " " + dimension_legend(spec);
-}
 
 }  // namespace
 
@@ -212,88 +191,35 @@ const ComputeModule& find_compute_module(const std::string& name) {
     throw InputError("unknown module '" + name + "'; the modules are: " + known);
 }
 
-std::string dimension_legend(const TensorSpec& spec) {
-    std::string legend = "(";
-    const auto tokens = split_dimensions(spec.dimensions);
-    for (std::size_t i = 0; i < tokens.size(); ++i) legend += (i ? ", " : "") + tokens[i];
-    return legend + ")";
-}
+std::string dimension_legend(const TensorSpec& spec) { return legend_string(spec.dimensions); }
 
 namespace {
 
-// Checks every input's rank and sizes against the module's legends and returns the size of each
-// letter ("B" → 2, "H" → 3); throws ShapeError naming the tensors that disagree.
-std::map<std::string, std::size_t> bind_dimensions(const ComputeModule& module, const NamedTensors& inputs) {
-    struct Binding {
-        std::size_t size;
-        std::string owner;  // "encoder_outputs (2, 2, 3) (B, S, H)"
-    };
-    std::map<std::string, Binding> letters;
+// Checks every input's rank and sizes against the module's legends (attn/shape.hpp: one letter,
+// one size) and returns the size of each letter ("B" → 2, "H" → 3); a missing required input is
+// an InputError naming it.
+ShapeLetters bind_dimensions(const ComputeModule& module, const NamedTensors& inputs) {
+    std::vector<NamedShape> shapes;
     for (const auto& spec : module.inputs) {
         const auto found = inputs.find(spec.name);
         if (found == inputs.end()) {
             if (spec.required) throw InputError("missing input '" + spec.name + "' " + dimension_legend(spec));
             continue;
         }
-        const DynamicTensor& tensor = found->second;
-        const auto tokens = split_dimensions(spec.dimensions);
-        if (tensor.dimension() != tokens.size()) {
-            throw ShapeError(spec.name + " has shape " + shape_string(tensor.shape()) + " (rank " +
-                             std::to_string(tensor.dimension()) + ") but " + module.name + " needs rank " +
-                             std::to_string(tokens.size()) + ": " + dimension_legend(spec));
-        }
-        for (std::size_t d = 0; d < tokens.size(); ++d) {
-            const std::size_t size = tensor.shape()[d];
-            if (size == 0) {
-                throw ShapeError(spec.name + " has shape " + shape_string(tensor.shape()) + ": dimension " + tokens[d] +
-                                 " is 0; every dimension must be at least 1");
-            }
-            const auto [factor, letter] = parse_dimension(tokens[d]);
-            if (letter.empty()) {
-                if (size != factor) {
-                    throw ShapeError(described(spec.name, tensor, spec) + ": dimension " + std::to_string(d) +
-                                     " must be " + std::to_string(factor) + ", it is " + std::to_string(size));
-                }
-                continue;
-            }
-            const auto bound = letters.find(letter);
-            if (bound != letters.end() && size != factor * bound->second.size) {
-                // "b1 (7) (2H) has 2H = 7 (2H must be 6)": a multiple ("2H") is reported as written.
-                const std::string must = factor == 1 ? "" : " (" + tokens[d] + " must be " +
-                                                                std::to_string(factor * bound->second.size) + ")";
-                throw ShapeError("shapes disagree: " + bound->second.owner + " has " + letter + " = " +
-                                 std::to_string(bound->second.size) + " but " + described(spec.name, tensor, spec) +
-                                 " has " + tokens[d] + " = " + std::to_string(size) + must);
-            }
-            if (size % factor != 0) {
-                throw ShapeError(described(spec.name, tensor, spec) + ": dimension " + tokens[d] + " is " +
-                                 std::to_string(size) + ", which is not a multiple of " + std::to_string(factor));
-            }
-            if (bound == letters.end()) letters[letter] = Binding{size / factor, described(spec.name, tensor, spec)};
-        }
+        shapes.emplace_back(spec.name, found->second, spec.dimensions);
     }
-    std::map<std::string, std::size_t> sizes;
-    for (const auto& [letter, binding] : letters) sizes[letter] = binding.size;
-    return sizes;
+    return check_shapes(module.name, shapes);
 }
 
 // The outputs, and the largest tensors the module builds on the way, must fit the limit on one
 // tensor (attn/shape.hpp) before anything is allocated: small inputs can ask for huge scores.
-void check_working_sizes(const ComputeModule& module, std::map<std::string, std::size_t> letters,
-                         const ComputeOptions& options) {
+void check_working_sizes(const ComputeModule& module, ShapeLetters letters, const ComputeOptions& options) {
     if (module.uses_heads) letters["h"] = static_cast<std::size_t>(options.heads);
     std::vector<std::pair<std::string, std::string>> tensors;  // (what, legend)
     for (const auto& spec : module.outputs) tensors.emplace_back("the output '" + spec.name + "'", spec.dimensions);
     for (const auto& legend : module.working_sizes) tensors.emplace_back("an intermediate", legend);
     for (const auto& [what, legend] : tensors) {
-        std::vector<std::size_t> shape;
-        for (const auto& token : split_dimensions(legend)) {
-            const auto [factor, letter] = parse_dimension(token);
-            const auto bound = letters.find(letter);
-            const std::size_t size = letter.empty() ? 1 : bound == letters.end() ? 1 : bound->second;
-            shape.push_back(factor > max_tensor_values || size > max_tensor_values ? max_tensor_values + 1 : factor * size);
-        }
-        checked_value_count(shape, module.name + ": " + what + " (" + legend + ")");
+        checked_value_count(legend_shape(legend, letters), module.name + ": " + what + " (" + legend + ")");
     }
 }
 

@@ -32,22 +32,24 @@ std::string source_directory() {
 std::vector<ExerciseInfo> list_exercises(const std::string& source) {
     std::vector<ExerciseInfo> exercises;
     std::error_code error;
-    for (const auto& entry : fs::directory_iterator(fs::path(source) / "exercises", error)) {
+    for (const auto& entry : fs::directory_iterator(fs::path(source) / "lessons", error)) {
         const std::string folder = entry.path().filename().string();
         if (folder.size() < 4 || !std::isdigit(static_cast<unsigned char>(folder[0])) ||
             !std::isdigit(static_cast<unsigned char>(folder[1])) || folder[2] != '-') {
             continue;
         }
-        if (!fs::is_regular_file(entry.path() / "stub.cpp", error)) continue;
+        // A lesson has an exercise when its folder holds exercise/stub.cpp (lesson 7 has none yet).
+        const fs::path exercise = entry.path() / "exercise";
+        if (!fs::is_regular_file(exercise / "stub.cpp", error)) continue;
         ExerciseInfo info;
         info.number = std::stoi(folder.substr(0, 2));
         info.folder = folder;
-        info.stub_path = (entry.path() / "stub.cpp").string();
-        info.hints_path = (entry.path() / "hints.md").string();
-        info.student_path = (fs::path(source) / "lessons" / folder / "exercise.cpp").string();
+        info.stub_path = (exercise / "stub.cpp").string();
+        info.hints_path = (exercise / "hints.md").string();
+        info.student_path = (exercise / "exercise.cpp").string();
         exercises.push_back(std::move(info));
     }
-    if (exercises.empty()) throw InputError(source + "/exercises: no exercises found");
+    if (exercises.empty()) throw InputError(source + "/lessons: no exercises found (no lessons/NN-slug/exercise/stub.cpp)");
     std::sort(exercises.begin(), exercises.end(), [](const auto& a, const auto& b) { return a.number < b.number; });
     return exercises;
 }

@@ -2,7 +2,7 @@
 // reset from, and the progress file; and which hint a run earns.
 //
 // Why these rules: a student's work is never destroyed. The shipped stub of exercise N lives in
-// exercises/NN-slug/stub.cpp; the student's copy is lessons/NN-slug/exercise.cpp, created from
+// lessons/NN-slug/exercise/stub.cpp; the student's copy is exercise.cpp beside it, created from
 // the stub when missing and not tracked by git. A reset first copies the student's file to a
 // timestamped backup beside it. Progress (which exercises pass, which hints were shown, a
 // fingerprint of the last wrong numbers) is a small text file replaced atomically.
@@ -15,7 +15,7 @@
 //   auto exercises = list_exercises(source_directory());
 //   const ExerciseInfo& e = find_exercise(exercises, "1");
 //   ensure_student_file(e);                  // copies the stub on first use
-//   std::string backup = reset_exercise(e);  // "lessons/01-dot-product/exercise.cpp.2026-11-21T07-30-00.bak"
+//   std::string backup = reset_exercise(e);  // "lessons/01-dot-product/exercise/exercise.cpp.2026-11-21T07-30-00.bak"
 #pragma once
 
 #include <map>
@@ -28,15 +28,15 @@ namespace attn::tutor {
 struct ExerciseInfo {
     int number = 0;
     std::string folder;        // "01-dot-product"
-    std::string stub_path;     // exercises/01-dot-product/stub.cpp
-    std::string hints_path;    // exercises/01-dot-product/hints.md
-    std::string student_path;  // lessons/01-dot-product/exercise.cpp
+    std::string stub_path;     // lessons/01-dot-product/exercise/stub.cpp
+    std::string hints_path;    // lessons/01-dot-product/exercise/hints.md
+    std::string student_path;  // lessons/01-dot-product/exercise/exercise.cpp (the student's, gitignored)
 };
 
 /// The source tree: $ATTN_SOURCE_DIR, else the folder this build was configured from.
 std::string source_directory();
 
-/// Every exercises/NN-slug/stub.cpp under `source`, sorted by number.
+/// Every lessons/NN-slug/exercise/stub.cpp under `source`, sorted by number.
 std::vector<ExerciseInfo> list_exercises(const std::string& source);
 
 /// By number ("1", "01") or slug; InputError listing the exercises otherwise.

@@ -2,9 +2,9 @@
 // run that checks every expected value of a document against the library.
 //
 // Why the split: the document holds prose and numbers; the program (one C++ function per lesson,
-// in tutor/lessonNN_*.cpp) computes every named intermediate from the document's inputs with the
-// library. run_lesson joins the two: each `attn expect` block is compared with the tensor of the
-// same name the program computed for that example.
+// lessons/NN-slug/lesson.cpp beside its document) computes every named intermediate from the
+// document's inputs with the library. run_lesson joins the two: each `attn expect` block is
+// compared with the tensor of the same name the program computed for that example.
 //
 //   auto lessons = list_lessons(lessons_directory(""));
 //   LessonRun run = run_lesson(find_lesson(lessons, "1"));

@@ -3,16 +3,11 @@
 #include <algorithm>
 #include <fstream>
 
-#include "attn/npy.hpp"
+#include "attn/npy_tensor.hpp"
 
 namespace attn::testing {
 
-DynamicTensor load_tensor(const std::filesystem::path& path) {
-    const NpyArray array = read_npy(path.string());
-    DynamicTensor tensor = DynamicTensor::from_shape(array.shape);
-    std::copy(array.values.begin(), array.values.end(), tensor.begin());
-    return tensor;
-}
+DynamicTensor load_tensor(const std::filesystem::path& path) { return read_npy_tensor(path.string()); }
 
 std::string npy_bytes(const std::string& descr, const std::string& fortran, const std::string& shape,
                       std::size_t data_bytes) {

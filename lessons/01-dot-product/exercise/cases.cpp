@@ -1,0 +1,74 @@
+// Exercise 1's cases: exercise::dot_attention on the lesson's worked examples (the document's own
+// values) and on seeded inputs compared with the library — a batch of one, a single source
+// position, and scores in the hundreds, where a softmax that does not subtract the row's maximum
+// overflows.
+#include "01-dot-product/exercise/mistakes.hpp"
+#include "exercises/case_steps.hpp"
+
+namespace attn::exercises {
+
+namespace {
+
+const std::vector<std::string> step_names = {"scores", "weights", "context"};
+
+std::vector<DynamicTensor> values_of(const AttentionStep& step) { return {step.scores, step.weights, step.context}; }
+
+Case exercise_case(std::string name, const Tensor3& encoder_outputs, const Matrix& decoder_output, const AttentionStep& right,
+                   const StepSelection& steps, tutor::Tolerance tolerance) {
+    Case c = make_case(std::move(name), "dot_attention",
+                       {{"encoder_outputs", encoder_outputs}, {"decoder_output", decoder_output}}, steps, tolerance);
+    c.mistakes = [=] {
+        using namespace attn::mistakes;
+        return MistakeTable{{"softmax_over_batch", steps.pick(values_of(softmax_over_batch(right, encoder_outputs)))},
+                            {"without_softmax", steps.pick(values_of(without_softmax(right, encoder_outputs)))},
+                            {"weights_all_one", steps.pick(values_of(weights_all_one(right, encoder_outputs)))},
+                            {"unshifted_softmax", steps.pick(values_of(unshifted_softmax(right, encoder_outputs)))}};
+    };
+    return c;
+}
+
+Case document_case(const tutor::LessonDocument& document, std::string name, const std::string& example) {
+    const auto inputs = document.inputs(example);
+    const Tensor3 encoder_outputs = inputs.at("encoder_outputs");
+    const Matrix decoder_output = inputs.at("decoder_output");
+    return exercise_case(std::move(name), encoder_outputs, decoder_output, dot_attention(encoder_outputs, decoder_output),
+                         document_steps(document, example, step_names, step_names), {1e-6, 1e-6});
+}
+
+// Overflowing: the decoder outputs scaled until every row's largest score is in the hundreds (the
+// scores are linear in them), where e^score overflows.
+Case random_case(const EncoderDecoderShape& shape) {
+    RandomInputs draw(shape.seed);
+    const Tensor3 encoder_outputs = draw.normal<Tensor3>({shape.B, shape.S, shape.H});
+    Matrix decoder_output = draw.normal<Matrix>({shape.B, shape.H});
+    if (shape.overflowing) decoder_output *= overflowing_scale(dot_attention(encoder_outputs, decoder_output).scores);
+    const AttentionStep right = dot_attention(encoder_outputs, decoder_output);
+    return exercise_case(shape.name, encoder_outputs, decoder_output, right, all_steps(step_names, values_of(right)),
+                         {1e-9, 1e-9});
+}
+
+}  // namespace
+
+Exercise exercise01(const std::string& source) {
+    Exercise e;
+    e.number = 1;
+    e.title = "dot-product attention";
+    e.practised = "attn::dot_attention";
+    e.mistakes = {
+        softmax_over_batch_mistake(),
+        {"without_softmax", "the raw scores were used as weights: the softmax step is missing."},
+        {"weights_all_one", "every weight is 1: the softmax ran over an axis of size one, lesson 1's `.squeeze()` trap "
+                            "(a (1, S) tensor softmaxed over dim 0). Take it along each row of scores, over the S source "
+                            "positions."},
+        unshifted_softmax_mistake("Subtract each row's maximum before exponentiating; it changes nothing else."),
+    };
+    const auto document = tutor::read_lesson_document(source + "/lessons/01-dot-product/README.md");
+    e.cases = {
+        document_case(document, "the lesson's worked example (expected values from the lesson document)", "main"),
+        document_case(document, "the lesson's batch of one, where the `.squeeze()` trap shows (its context)", "one"),
+    };
+    for (const auto& shape : encoder_decoder_shapes()) e.cases.push_back(random_case(shape));
+    return e;
+}
+
+}  // namespace attn::exercises
