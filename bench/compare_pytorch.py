@@ -2,59 +2,76 @@
 """attn's float32 fast path next to PyTorch on the same CPU, same threads, same shapes.
 
     /usr/bin/python3 bench/compare_pytorch.py --attn build/attn [--threads 1 2] [--rounds 3]
+        [--cases seed000 encoder long4096 long16384 causal32768 cli] [--baseline OLD/attn]
 
 For each thread count it measures, in one run:
-  * the sgemm ceiling: torch.mm on 1024 x 1024 float32 matrices (OpenBLAS's sgemm), in GFLOP/s;
-  * PyTorch: torch.nn.MultiheadAttention(768, 8) called with need_weights=True,
-    average_attn_weights=False on (8, 300, 768), and torch.nn.TransformerEncoderLayer(512, 8, 2048,
-    dropout=0.0) in eval mode on (8, 128, 512), under torch.inference_mode();
-  * `attn bench mha --json` and `attn bench encoder-layer --json` with the same shapes.
-PyTorch runs in a child process started with OPENBLAS_NUM_THREADS and OMP_NUM_THREADS set and
-torch.set_num_threads(n) called (OpenBLAS reads its thread count when it is loaded, so each thread
-count needs its own process); attn gets the same environment and --threads n. The two alternate,
-in swapped order on odd rounds, `--rounds` times; each measurement is the minimum (and median) of
-`--repeat` timed calls after warm-up, and the table uses the minimum over rounds (and the median
-of the round medians): on a shared machine the minimum is the run least disturbed by others.
+  * the sgemm rate: torch.mm on 1024 x 1024 float32 matrices (OpenBLAS's sgemm), in GFLOP/s, once
+    per round, and the best round is the reference of the GFLOP/s targets;
+  * seed000: torch.nn.MultiheadAttention(768, 8) with need_weights=True, average_attn_weights=False
+    on (8, 300, 768), against `attn bench mha` (weights kept); with --baseline, also an older attn
+    binary on the same case, to check that the weights-kept path did not get slower;
+  * encoder: torch.nn.TransformerEncoderLayer(512, 8, 2048, dropout=0.0, batch_first=True) in eval
+    mode on (8, 128, 512), against `attn bench encoder-layer`;
+  * long4096: torch.nn.MultiheadAttention(768, 12, batch_first=True) in eval mode under
+    torch.no_grad(), called as mha(x, x, x, need_weights=False) on (1, 4096, 768) (PyTorch then takes
+    its native fused path), against `attn bench mha --no-weights` (the tiled online softmax);
+  * long16384: the same at T = 16384: PyTorch is expected to run out of memory (its scores and its
+    weights are (12, T, T) float32, 12 GiB each); attn must stay under 1 GiB;
+  * causal32768: T = 32768 with the causal mask (PyTorch: attn_mask = triu(ones(T, T), 1)), one
+    timed call; attn's attention part must run at >= 60 % of the sgemm rate, counting only the
+    tiles it computes;
+  * cli: `attn check` (all lessons) < 0.5 s and `attn --version` < 50 ms.
+Every measurement is its own process: PyTorch in a child with OPENBLAS_NUM_THREADS and
+OMP_NUM_THREADS set and torch.set_num_threads(n), attn with the same environment and --threads n,
+so that each peak resident memory (ru_maxrss, reported by the process itself) is the case's own.
+PyTorch's children run under an address-space limit (RLIMIT_AS, --torch-memory-gb, default 8):
+a case that needs more fails there with PyTorch's own "can't allocate memory" message, recorded
+as out of memory, instead of pushing a shared machine into swap or the OOM killer. The two sides
+alternate, in swapped order on odd rounds; each measurement is the minimum (and median) of
+--repeat timed calls after a warm-up, and the tables use the minimum over rounds: on a shared
+machine the minimum is the run least disturbed by others. The load average before and after is
+printed.
 
-PyTorch's MHA is timed with batch_first=True (input (B, T, D), as attn takes it) and with
-batch_first=False (input (T, B, D), transposed outside the timing); the faster is the reference.
-
-Targets (exit status 1 when one is missed):
-  MHA time  <= 0.9 x PyTorch's;  MHA GFLOP/s >= 80 % of the sgemm GFLOP/s of the same run
-  encoder layer time <= 1.0 x PyTorch's
-  peak resident memory of `attn bench mha` <= 1.5 x the tensors it must hold
-  `attn check` (all lessons) < 0.5 s;  `attn --version` < 50 ms
-The load average before and after is printed: other processes on the machine slow both sides,
-and the ratios then say less than on a quiet machine.
+Targets (exit status 1 when one is missed; each is printed with PASS/FAIL and the number):
+  seed000: time <= 0.9 x PyTorch's, >= 80 % of the sgemm rate, peak RSS <= 1.5 x the tensors it
+           holds, and with --baseline not slower than the baseline (2 % allowed for noise);
+  encoder: time <= 1.0 x PyTorch's;
+  long4096: time <= 0.3 x PyTorch's, peak RSS <= 0.1 x PyTorch's, >= 75 % of the sgemm rate;
+  long16384: peak RSS <= 1 GiB (PyTorch's out of memory recorded);
+  causal32768: peak RSS <= 1 GiB, the attention part >= 60 % of the sgemm rate;
+  cli: attn check < 0.5 s, attn --version < 50 ms.
 """
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
 import time
 
-MHA = dict(batch=8, seq=300, d_model=768, heads=8)
+SEED000 = dict(batch=8, seq=300, d_model=768, heads=8)
 ENCODER = dict(batch=8, seq=128, d_model=512, heads=8, d_ff=2048)
+LONG = dict(batch=1, d_model=768, heads=12)
+GiB = 1024 ** 3
 
 
 def mha_flop(batch, seq, d_model, **_):
-    """The FLOPs `attn bench` counts: 8·B·T·D² (Q, K, V, output projections) + 4·B·T²·D (QKᵀ, weights·V)."""
+    """The FLOPs of an MHA with every tile computed: 8·B·T·D² (Q, K, V, output) + 4·B·T²·D."""
     return 8.0 * batch * seq * d_model ** 2 + 4.0 * batch * seq ** 2 * d_model
 
 
 # ------------------------------------------------------------------------------------------------
-# The PyTorch side, run in a child process per thread count.
+# The PyTorch side: one case per child process.
 
-def torch_worker(threads, repeat):
+def torch_worker(case, threads, repeat, seq):
     import torch
 
     torch.set_num_threads(threads)
     torch.manual_seed(0)
 
-    def timed(call, n):
-        for _ in range(2):
+    def timed(call, n, warmup=1):
+        for _ in range(warmup):
             call()
         times = []
         for _ in range(n):
@@ -63,30 +80,44 @@ def torch_worker(threads, repeat):
             times.append((time.perf_counter() - start) * 1e3)
         return {"min_ms": min(times), "median_ms": statistics.median(times)}
 
-    result = {"torch": torch.__version__, "threads": torch.get_num_threads()}
-    a, b = torch.rand(1024, 1024), torch.rand(1024, 1024)
-    sgemm = timed(lambda: torch.mm(a, b), 20)
-    result["sgemm_gflops"] = 2 * 1024 ** 3 / (sgemm["min_ms"] * 1e-3) / 1e9
-
-    B, T, D, h = MHA["batch"], MHA["seq"], MHA["d_model"], MHA["heads"]
-    x = torch.rand(B, T, D)
-    with torch.inference_mode():
-        variants = {}
-        for batch_first in (True, False):
-            mha = torch.nn.MultiheadAttention(D, h, batch_first=batch_first).eval()
-            inp = x if batch_first else x.transpose(0, 1).contiguous()
-            out = mha(inp, inp, inp, need_weights=True, average_attn_weights=False)
-            assert tuple(out[1].shape) == (B, h, T, T)
-            variants[batch_first] = timed(
-                lambda: mha(inp, inp, inp, need_weights=True, average_attn_weights=False), repeat)
-        best = min(variants, key=lambda k: variants[k]["min_ms"])
-        result["mha"] = dict(variants[best], batch_first=best,
-                             other_min_ms=variants[not best]["min_ms"])
-
-        B, T, D, h, F = (ENCODER[k] for k in ("batch", "seq", "d_model", "heads", "d_ff"))
-        layer = torch.nn.TransformerEncoderLayer(D, h, F, dropout=0.0, batch_first=True).eval()
-        y = torch.rand(B, T, D)
-        result["encoder-layer"] = timed(lambda: layer(y), repeat * 2)
+    result = {"torch": torch.__version__, "threads": torch.get_num_threads(), "case": case}
+    try:
+        if case == "sgemm":
+            a, b = torch.rand(1024, 1024), torch.rand(1024, 1024)
+            sgemm = timed(lambda: torch.mm(a, b), 20, warmup=3)
+            result["sgemm_gflops"] = 2 * 1024 ** 3 / (sgemm["min_ms"] * 1e-3) / 1e9
+        elif case == "seed000":
+            B, T, D, h = SEED000["batch"], SEED000["seq"], SEED000["d_model"], SEED000["heads"]
+            x = torch.rand(B, T, D)
+            with torch.inference_mode():
+                variants = {}
+                for batch_first in (True, False):
+                    mha = torch.nn.MultiheadAttention(D, h, batch_first=batch_first).eval()
+                    inp = x if batch_first else x.transpose(0, 1).contiguous()
+                    variants[batch_first] = timed(
+                        lambda: mha(inp, inp, inp, need_weights=True, average_attn_weights=False), repeat)
+                best = min(variants, key=lambda k: variants[k]["min_ms"])
+                result.update(variants[best], batch_first=best)
+        elif case == "encoder":
+            B, T, D, h, F = (ENCODER[k] for k in ("batch", "seq", "d_model", "heads", "d_ff"))
+            layer = torch.nn.TransformerEncoderLayer(D, h, F, dropout=0.0, batch_first=True).eval()
+            y = torch.rand(B, T, D)
+            with torch.inference_mode():
+                result.update(timed(lambda: layer(y), repeat * 2))
+        else:  # the long cases: need_weights=False, batch_first, eval, no_grad
+            causal = case.startswith("causal")
+            D, h = LONG["d_model"], LONG["heads"]
+            mha = torch.nn.MultiheadAttention(D, h, batch_first=True).eval()
+            x = torch.rand(1, seq, D)
+            mask = torch.triu(torch.ones(seq, seq, dtype=torch.bool), 1) if causal else None
+            with torch.no_grad():
+                result.update(timed(lambda: mha(x, x, x, need_weights=False, attn_mask=mask), repeat,
+                                    warmup=0 if repeat == 1 else 1))
+    except RuntimeError as error:  # "DefaultCPUAllocator: can't allocate memory: you tried to allocate N bytes"
+        if "allocate" not in str(error):
+            raise
+        result["out_of_memory"] = str(error).splitlines()[0][:300]
+    result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(result))
 
 
@@ -100,15 +131,22 @@ def environment(threads):
     return env
 
 
-def run_torch(threads, repeat):
-    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--torch-worker", "--threads", str(threads),
-                          "--repeat", str(repeat)], env=environment(threads), check=True, capture_output=True,
-                         text=True)
+def run_torch(case, threads, repeat, seq, memory_gb):
+    def limit():
+        limit_bytes = int(memory_gb * GiB)
+        resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--torch-worker", case, "--threads", str(threads),
+                          "--repeat", str(repeat), "--seq", str(seq)], env=environment(threads),
+                         preexec_fn=limit, capture_output=True, text=True)
+    if out.returncode != 0:
+        # Killed by the limit in a way PyTorch could not report (a failed allocation outside its allocator).
+        return {"case": case, "out_of_memory": f"exit {out.returncode}: {out.stderr.strip().splitlines()[-1:]}",
+                "peak_rss_mb": float("nan")}
     return json.loads(out.stdout)
 
 
-def run_attn(attn, module, shape, threads, repeat):
-    args = [attn, "bench", module, "--json", "--threads", str(threads), "--repeat", str(repeat)]
+def run_attn(attn, module, shape, threads, repeat, *flags):
+    args = [attn, "bench", module, "--json", "--threads", str(threads), "--repeat", str(repeat), *flags]
     for key, value in shape.items():
         args += ["--" + key.replace("_", "-"), str(value)]
     out = subprocess.run(args, env=environment(threads), check=True, capture_output=True, text=True)
@@ -124,79 +162,172 @@ def best_time(attn, args, runs):
     return min(times)
 
 
+class Report:
+    def __init__(self):
+        self.rows, self.failures = [], []
+
+    def target(self, name, ok, detail):
+        self.rows.append((name, "PASS" if ok else "FAIL", detail))
+        if not ok:
+            self.failures.append(name)
+
+
+def alternate(rounds, steps):
+    """Runs the steps of each round in order, reversed on odd rounds."""
+    for round_ in range(rounds):
+        for step in (steps if round_ % 2 == 0 else steps[::-1]):
+            step()
+
+
+def ms(runs, key="min_ms"):
+    return min(r[key] for r in runs)
+
+
+def median_ms(runs):
+    return statistics.median(r["median_ms"] for r in runs)
+
+
+def short_cases(args, attn, threads, sgemm_runs, report):
+    """seed000 (weights kept) and the encoder layer, as before, and the old binary when given."""
+    torch_mha, torch_enc, attn_mha, attn_enc, old_mha = [], [], [], [], []
+    steps = [lambda: sgemm_runs.append(run_torch("sgemm", threads, 1, 0, args.torch_memory_gb))]
+    if "seed000" in args.cases:
+        steps += [lambda: torch_mha.append(run_torch("seed000", threads, args.repeat, 0, args.torch_memory_gb)),
+                  lambda: attn_mha.append(run_attn(attn, "mha", SEED000, threads, args.repeat))]
+        if args.baseline:
+            steps.append(lambda: old_mha.append(run_attn(args.baseline, "mha", SEED000, threads, args.repeat)))
+    if "encoder" in args.cases:
+        steps += [lambda: torch_enc.append(run_torch("encoder", threads, args.repeat, 0, args.torch_memory_gb)),
+                  lambda: attn_enc.append(run_attn(attn, "encoder-layer", ENCODER, threads, args.repeat * 2))]
+    alternate(args.rounds, steps)
+    sgemm = max(r["sgemm_gflops"] for r in sgemm_runs)
+    rates = ", ".join(f"{r['sgemm_gflops']:.1f}" for r in sgemm_runs)
+    print(f"sgemm 1024³ (torch.mm, OpenBLAS): {sgemm:.1f} GFLOP/s (best of {len(sgemm_runs)}: {rates})")
+    print(f"{'case':<40}{'PyTorch min/med ms':>20}{'attn min/med ms':>18}{'ratio min':>11}")
+    if attn_mha:
+        t, a = ms(torch_mha), ms(attn_mha)
+        gflops = mha_flop(**SEED000) / (a * 1e-3) / 1e9
+        print(f"{'seed000 MHA (8, 300, 768) h 8, weights':<40}{t:>10.1f} /{median_ms(torch_mha):>7.1f}"
+              f"{a:>10.1f} /{median_ms(attn_mha):>6.1f}{a / t:>11.3f}")
+        rss, held = max(r["peak_rss_mb"] for r in attn_mha), attn_mha[0]["tensor_mb"]
+        print(f"  attn: {gflops:.1f} GFLOP/s = {100 * gflops / sgemm:.1f} % of sgemm; peak RSS {rss:.1f} MB for "
+              f"{held:.1f} MB of tensors; CPU per call {ms(attn_mha, 'min_cpu_ms'):.1f} ms")
+        report.target(f"seed000 MHA time <= 0.9 x PyTorch, {threads}T", a <= 0.9 * t, f"{a / t:.3f}")
+        report.target(f"seed000 MHA >= 80 % of sgemm GFLOP/s, {threads}T", gflops >= 0.8 * sgemm,
+                      f"{100 * gflops / sgemm:.1f} %")
+        report.target(f"seed000 MHA peak RSS <= 1.5 x tensors, {threads}T", rss <= 1.5 * held, f"{rss / held:.2f}x")
+        if old_mha:
+            o = ms(old_mha)
+            print(f"  the baseline binary: {o:.1f} / {median_ms(old_mha):.1f} ms (min / median), "
+                  f"CPU per call {ms(old_mha, 'min_cpu_ms'):.1f} ms; this binary / baseline = {a / o:.3f} (min), "
+                  f"{median_ms(attn_mha) / median_ms(old_mha):.3f} (median)")
+            print(f"  every round, min ms: this {[round(r['min_ms'], 1) for r in attn_mha]}, "
+                  f"baseline {[round(r['min_ms'], 1) for r in old_mha]}")
+            report.target(f"seed000 MHA, weights kept, not slower than the baseline, {threads}T", a <= o * 1.02,
+                          f"{a:.1f} vs {o:.1f} ms ({a / o:.3f}; 2 % allowed for noise)")
+    if attn_enc:
+        t, a = ms(torch_enc), ms(attn_enc)
+        print(f"{'encoder layer (8, 128, 512) F 2048':<40}{t:>10.1f} /{median_ms(torch_enc):>7.1f}"
+              f"{a:>10.1f} /{median_ms(attn_enc):>6.1f}{a / t:>11.3f}")
+        report.target(f"encoder layer <= 1.0 x PyTorch, {threads}T", a <= t, f"{a / t:.3f}")
+    return sgemm
+
+
+def long_cases(args, attn, threads, sgemm, report):
+    if "long4096" in args.cases:
+        torch_runs, attn_runs = [], []
+        shape = dict(LONG, seq=4096)
+        alternate(args.rounds, [
+            lambda: torch_runs.append(run_torch("long4096", threads, args.long_repeat, 4096, args.torch_memory_gb)),
+            lambda: attn_runs.append(run_attn(attn, "mha", shape, threads, args.long_repeat, "--no-weights"))])
+        a, a_rss = ms(attn_runs), max(r["peak_rss_mb"] for r in attn_runs)
+        gflops = max(r["gflops"] for r in attn_runs)
+        print(f"\nT = 4096, B 1, D 768, h 12, need_weights=False ({args.rounds} rounds × {args.long_repeat} calls)")
+        if any("out_of_memory" in r for r in torch_runs):
+            print(f"  PyTorch: out of memory: {torch_runs[0]['out_of_memory']}")
+            report.target(f"T 4096 PyTorch ran, {threads}T", False, "out of memory")
+            return
+        t, t_rss = ms(torch_runs), max(r["peak_rss_mb"] for r in torch_runs)
+        print(f"  PyTorch {t:.1f} / {median_ms(torch_runs):.1f} ms (min / median), peak RSS {t_rss:.0f} MB")
+        print(f"  attn    {a:.1f} / {median_ms(attn_runs):.1f} ms, peak RSS {a_rss:.1f} MB, {gflops:.1f} GFLOP/s "
+              f"= {100 * gflops / sgemm:.1f} % of sgemm (attention part "
+              f"{max(r['attention_gflops'] for r in attn_runs):.1f} GFLOP/s)")
+        print(f"  every round, min ms: PyTorch {[round(r['min_ms']) for r in torch_runs]}, "
+              f"attn {[round(r['min_ms']) for r in attn_runs]}")
+        report.target(f"T 4096 time <= 0.3 x PyTorch, {threads}T", a <= 0.3 * t, f"{a / t:.3f} ({a:.0f} vs {t:.0f} ms)")
+        report.target(f"T 4096 peak RSS <= 0.1 x PyTorch, {threads}T", a_rss <= 0.1 * t_rss,
+                      f"{a_rss / t_rss:.3f} ({a_rss:.0f} vs {t_rss:.0f} MB)")
+        report.target(f"T 4096 GFLOP/s >= 75 % of sgemm, {threads}T", gflops >= 0.75 * sgemm,
+                      f"{100 * gflops / sgemm:.1f} % ({gflops:.1f} of {sgemm:.1f})")
+    for case, seq, flags, repeat in (("long16384", 16384, ["--no-weights"], 1),
+                                     ("causal32768", 32768, ["--no-weights", "--causal", "--warmup", "0"], 1)):
+        if case not in args.cases:
+            continue
+        shape = dict(LONG, seq=seq)
+        pytorch = run_torch(case, threads, repeat, seq, args.torch_memory_gb)
+        attn_run = run_attn(attn, "mha", shape, threads, repeat, *flags)
+        causal = "--causal" in flags
+        print(f"\nT = {seq}{', causal' if causal else ''}, B 1, D 768, h 12, need_weights=False (one timed call)")
+        weights_gib = 12 * seq * seq * 4 / GiB
+        if "out_of_memory" in pytorch:
+            print(f"  PyTorch: out of memory under a {args.torch_memory_gb:g} GiB address-space limit "
+                  f"(its scores and its weights are (12, {seq}, {seq}) float32, {weights_gib:.0f} GiB each): "
+                  f"{pytorch['out_of_memory']}")
+        else:
+            print(f"  PyTorch {pytorch['min_ms']:.0f} ms, peak RSS {pytorch['peak_rss_mb']:.0f} MB")
+        print(f"  attn    {attn_run['min_ms']:.0f} ms, peak RSS {attn_run['peak_rss_mb']:.1f} MB, {attn_run['gflops']:.1f} "
+              f"GFLOP/s; attention part {attn_run['attention_ms']:.0f} ms for {attn_run['attention_gflop']:.0f} GFLOP = "
+              f"{attn_run['attention_gflops']:.1f} GFLOP/s = {100 * attn_run['attention_gflops'] / sgemm:.1f} % of sgemm; "
+              f"tiles computed {attn_run['tiles_computed']}, skipped {attn_run['tiles_skipped']}")
+        report.target(f"T {seq}{' causal' if causal else ''} peak RSS <= 1 GiB, {threads}T",
+                      attn_run["peak_rss_mb"] <= 1024, f"{attn_run['peak_rss_mb']:.0f} MB")
+        report.target(f"T {seq}{' causal' if causal else ''} PyTorch out of memory recorded, {threads}T", True,
+                      "out of memory" if "out_of_memory" in pytorch else f"ran: {pytorch['peak_rss_mb']:.0f} MB")
+        if causal:
+            share = attn_run["attention_gflops"] / sgemm
+            report.target(f"T {seq} causal attention >= 60 % of sgemm, {threads}T", share >= 0.6, f"{100 * share:.1f} %")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--attn", default="build/attn", help="the attn program (default: build/attn)")
+    parser.add_argument("--baseline", help="an older attn program to time on seed000 beside this one")
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--repeat", type=int, default=10, help="timed calls per measurement")
-    parser.add_argument("--torch-worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--repeat", type=int, default=10, help="timed calls per measurement (short cases)")
+    parser.add_argument("--long-repeat", type=int, default=3, help="timed calls per measurement at T = 4096")
+    parser.add_argument("--cases", nargs="+", default=["seed000", "encoder", "long4096", "long16384", "causal32768", "cli"])
+    parser.add_argument("--torch-memory-gb", type=float, default=8.0,
+                        help="address-space limit of PyTorch's processes (RLIMIT_AS), GiB")
+    parser.add_argument("--seq", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--torch-worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.torch_worker:
-        torch_worker(args.threads[0], args.repeat)
+        torch_worker(args.torch_worker, args.threads[0], args.repeat, args.seq)
         return 0
 
     attn = os.path.abspath(args.attn)
+    if args.baseline:
+        args.baseline = os.path.abspath(args.baseline)
     print(f"load average before: {' '.join(f'{v:.2f}' for v in os.getloadavg())}   ({os.cpu_count()} CPUs)")
-    rows, failures = [], []
-
-    def target(name, ok, detail):
-        rows.append((name, "PASS" if ok else "FAIL", detail))
-        if not ok:
-            failures.append(name)
-
+    report = Report()
     for threads in args.threads:
-        torch_runs, attn_mha, attn_enc = [], [], []
-        for round_ in range(args.rounds):
-            steps = [lambda: torch_runs.append(run_torch(threads, args.repeat)),
-                     lambda: (attn_mha.append(run_attn(attn, "mha", MHA, threads, args.repeat)),
-                              attn_enc.append(run_attn(attn, "encoder-layer", ENCODER, threads, args.repeat * 2)))]
-            for step in (steps if round_ % 2 == 0 else steps[::-1]):
-                step()
-        sgemm = max(r["sgemm_gflops"] for r in torch_runs)
-        t_mha = min(r["mha"]["min_ms"] for r in torch_runs)
-        t_mha_med = statistics.median(r["mha"]["median_ms"] for r in torch_runs)
-        t_enc = min(r["encoder-layer"]["min_ms"] for r in torch_runs)
-        t_enc_med = statistics.median(r["encoder-layer"]["median_ms"] for r in torch_runs)
-        a_mha = min(r["min_ms"] for r in attn_mha)
-        a_mha_med = statistics.median(r["median_ms"] for r in attn_mha)
-        a_enc = min(r["min_ms"] for r in attn_enc)
-        a_enc_med = statistics.median(r["median_ms"] for r in attn_enc)
-        a_gflops = mha_flop(**MHA) / (a_mha * 1e-3) / 1e9
-        rss = max(r["peak_rss_mb"] for r in attn_mha)
-        held = attn_mha[0]["tensor_mb"]
-        layouts = sorted({"batch_first" if r["mha"]["batch_first"] else "seq_first" for r in torch_runs})
-
-        print(f"\n== {threads} thread{'s' if threads > 1 else ''} · PyTorch {torch_runs[0]['torch']} · "
-              f"{args.rounds} rounds × {args.repeat} calls ==")
-        print(f"sgemm 1024³ (torch.mm, OpenBLAS): {sgemm:.1f} GFLOP/s (best round)")
-        print(f"{'case':<34}{'PyTorch min/med ms':>20}{'attn min/med ms':>18}{'ratio min/med':>15}")
-        print(f"{'MHA (8, 300, 768) h 8, weights':<34}{t_mha:>10.1f} /{t_mha_med:>7.1f}{a_mha:>10.1f} /{a_mha_med:>6.1f}"
-              f"{a_mha / t_mha:>9.3f} /{a_mha_med / t_mha_med:>5.3f}")
-        print(f"{'encoder layer (8, 128, 512) F 2048':<34}{t_enc:>10.1f} /{t_enc_med:>7.1f}{a_enc:>10.1f} /{a_enc_med:>6.1f}"
-              f"{a_enc / t_enc:>9.3f} /{a_enc_med / t_enc_med:>5.3f}")
-        print(f"PyTorch MHA layout used: {', '.join(layouts)} (the faster of batch_first True/False per round)")
-        print(f"attn MHA: {a_gflops:.1f} GFLOP/s = {100 * a_gflops / sgemm:.1f} % of sgemm; "
-              f"peak RSS {rss:.1f} MB for {held:.1f} MB of tensors ({rss / held:.2f}x)")
-        target(f"MHA time <= 0.9 x PyTorch, {threads}T", a_mha <= 0.9 * t_mha, f"{a_mha / t_mha:.3f}")
-        target(f"MHA >= 80 % of sgemm GFLOP/s, {threads}T", a_gflops >= 0.8 * sgemm,
-               f"{100 * a_gflops / sgemm:.1f} %")
-        target(f"encoder layer <= 1.0 x PyTorch, {threads}T", a_enc <= t_enc, f"{a_enc / t_enc:.3f}")
-        target(f"MHA peak RSS <= 1.5 x tensors, {threads}T", rss <= 1.5 * held, f"{rss / held:.2f}x")
-
-    check = best_time(attn, ["check"], 5)
-    start = best_time(attn, ["--version"], 20)
-    print(f"\nattn check (all lessons): {check * 1e3:.0f} ms (best of 5);  attn --version: {start * 1e3:.1f} ms "
-          f"(best of 20, process start to exit)")
-    target("attn check < 0.5 s", check < 0.5, f"{check * 1e3:.0f} ms")
-    target("attn --version < 50 ms", start < 0.05, f"{start * 1e3:.1f} ms")
-    print(f"load average after: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
-
-    print("\ntarget" + " " * 38 + "result  measured")
-    for name, verdict, detail in rows:
-        print(f"{name:<44}{verdict:<8}{detail}")
-    if failures:
-        print(f"\n{len(failures)} target(s) missed")
+        print(f"\n== {threads} thread{'s' if threads > 1 else ''} · {args.rounds} rounds ==")
+        sgemm = short_cases(args, attn, threads, [], report)
+        long_cases(args, attn, threads, sgemm, report)
+    if "cli" in args.cases:
+        check = best_time(attn, ["check"], 5)
+        start = best_time(attn, ["--version"], 20)
+        print(f"\nattn check (all lessons): {check * 1e3:.0f} ms (best of 5);  attn --version: {start * 1e3:.1f} ms "
+              f"(best of 20, process start to exit)")
+        report.target("attn check < 0.5 s", check < 0.5, f"{check * 1e3:.0f} ms")
+        report.target("attn --version < 50 ms", start < 0.05, f"{start * 1e3:.1f} ms")
+    print(f"\nload average after: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    print("\ntarget" + " " * 52 + "result  measured")
+    for name, verdict, detail in report.rows:
+        print(f"{name:<58}{verdict:<8}{detail}")
+    if report.failures:
+        print(f"\n{len(report.failures)} target(s) missed")
         return 1
     print("\nall targets met")
     return 0

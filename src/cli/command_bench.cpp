@@ -1,12 +1,14 @@
-// `attn bench MODULE`: times the float32 fast path (attn/fast_attention.hpp) on seeded random
-// inputs and reports min and median time, GFLOP/s and peak resident memory.
+// `attn bench MODULE`: times the float32 fast path (attn/fast.hpp) on seeded random inputs and
+// reports min and median time, GFLOP/s and peak resident memory.
 //
-// The timed call is the *_into form with its result and workspace allocated by one warm-up call,
+// The timed call is the *_into form with its result and workspace allocated by the warm-up call,
 // so the loop measures the computation, not the allocator. GFLOP/s = the FLOPs of the matrix
-// products (fast_attention_flops / fast_encoder_layer_flops: projections, QKᵀ, weights·V, output
-// projection, feed-forward; 2 per multiply-add) divided by the *minimum* time: on a shared machine
-// the minimum is the measurement least disturbed by other processes. bench/compare_pytorch.py
-// runs this with --json next to PyTorch (docs/performance.md).
+// products the call computed (AttentionWork: projections, Q Kᵀ and weights·V of the tiles
+// computed — the causal mask's skipped tiles are not counted —, the output projection, the
+// feed-forward network; 2 per multiply-add) divided by the *minimum* time: on a shared machine
+// the minimum is the measurement least disturbed by other processes. The attention part (scores,
+// softmax, weights·V) is also timed on its own, for its own GFLOP/s. bench/compare_pytorch.py runs
+// this with --json next to PyTorch (docs/performance.md).
 #include <sys/resource.h>
 #include <time.h>
 
@@ -22,7 +24,7 @@
 #include <thread>
 
 #include "attn/error.hpp"
-#include "attn/fast_attention.hpp"
+#include "attn/fast.hpp"
 #include "cli/commands.hpp"
 
 namespace attn::cli {
@@ -37,8 +39,10 @@ struct BenchModule {
 
 const std::vector<BenchModule>& bench_modules() {
     static const std::vector<BenchModule> modules = {
-        {"mha", "multi-head self-attention with W_o, per-head weights kept (seed 000's shape)", 8, 300, 768, 8, 0},
-        {"encoder-layer", "nn.TransformerEncoderLayer, post-norm, relu, dropout 0", 8, 128, 512, 8, 2048},
+        {"mha", "multi-head self-attention with W_o, per-head weights kept (seed 000's shape); --no-weights: tiled", 8,
+         300, 768, 8, 0},
+        {"encoder-layer", "nn.TransformerEncoderLayer, post-norm, relu, dropout 0 (its attention always tiled)", 8, 128,
+         512, 8, 2048},
     };
     return modules;
 }
@@ -68,9 +72,9 @@ xt::xtensor<float, N> random_tensor(std::mt19937& generator, const std::array<st
 }
 
 // nn.Linear's default initialisation range, so that activations stay of order 1.
-FastAttentionParameters random_attention(std::mt19937& generator, std::size_t D) {
+fast::AttentionParameters random_attention(std::mt19937& generator, std::size_t D) {
     const float bound = 1.0f / std::sqrt(float(D));
-    FastAttentionParameters p;
+    fast::AttentionParameters p;
     p.w_q = random_tensor<2>(generator, {D, D}, -bound, bound);
     p.w_k = random_tensor<2>(generator, {D, D}, -bound, bound);
     p.w_v = random_tensor<2>(generator, {D, D}, -bound, bound);
@@ -90,7 +94,8 @@ double peak_rss_mb() {
 
 struct Timing {
     double min_ms = 0, median_ms = 0;
-    double min_cpu_ms = 0;  // the least CPU time of the whole process (all its threads) for one call
+    double min_cpu_ms = 0;         // the least CPU time of the whole process (all its threads) for one call
+    fast::AttentionWork work;      // what the fastest call's attention computed, and its parts' times
 };
 
 double process_cpu_ms() {
@@ -99,23 +104,28 @@ double process_cpu_ms() {
     return double(now.tv_sec) * 1e3 + double(now.tv_nsec) / 1e6;
 }
 
+// call() returns the AttentionWork of the call it made.
 template <class Call>
-Timing time_calls(std::size_t repeat, const Call& call) {
-    call();  // warm-up: sizes the result and the workspace, wakes OpenBLAS's threads
-    std::vector<std::pair<double, double>> calls;  // wall ms, CPU ms
+Timing time_calls(std::size_t warmup, std::size_t repeat, const Call& call) {
+    for (std::size_t i = 0; i < warmup; ++i) call();  // sizes the result and the workspace
+    struct Measured {
+        double wall_ms, cpu_ms;
+        fast::AttentionWork work;
+    };
+    std::vector<Measured> calls;
     for (std::size_t i = 0; i < repeat; ++i) {
         const double cpu = process_cpu_ms();
         const auto start = std::chrono::steady_clock::now();
-        call();
+        const fast::AttentionWork work = call();
         const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-        calls.emplace_back(wall, process_cpu_ms() - cpu);
+        calls.push_back({wall, process_cpu_ms() - cpu, work});
     }
-    std::sort(calls.begin(), calls.end());
+    std::sort(calls.begin(), calls.end(), [](const Measured& a, const Measured& b) { return a.wall_ms < b.wall_ms; });
     const std::size_t n = calls.size();
-    const double median = n % 2 ? calls[n / 2].first : (calls[n / 2 - 1].first + calls[n / 2].first) / 2;
-    double least_cpu = calls.front().second;
-    for (const auto& c : calls) least_cpu = std::min(least_cpu, c.second);
-    return {calls.front().first, median, least_cpu};
+    const double median = n % 2 ? calls[n / 2].wall_ms : (calls[n / 2 - 1].wall_ms + calls[n / 2].wall_ms) / 2;
+    double least_cpu = calls.front().cpu_ms;
+    for (const auto& c : calls) least_cpu = std::min(least_cpu, c.cpu_ms);
+    return {calls.front().wall_ms, median, least_cpu, calls.front().work};
 }
 
 std::string fixed(double value, int decimals) {
@@ -144,6 +154,9 @@ int run_bench(const GlobalOptions&, const BenchOptions& options) {
     const std::size_t D = size_option("--d-model", options.d_model, module.d_model);
     const std::size_t h = size_option("--heads", options.heads, module.heads);
     if (!encoder && options.d_ff) throw InputError("--d-ff applies to encoder-layer only, not to " + module.name);
+    if (encoder && options.no_weights) {
+        throw InputError("--no-weights applies to mha only: encoder-layer never keeps its attention weights");
+    }
     const std::size_t F = encoder ? size_option("--d-ff", options.d_ff, module.d_ff) : 0;
     if (D % h != 0) {
         throw InputError("--heads " + std::to_string(h) + " does not divide --d-model " + std::to_string(D) +
@@ -152,38 +165,51 @@ int run_bench(const GlobalOptions&, const BenchOptions& options) {
     const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
     const std::size_t threads = size_option("--threads", options.threads, cores);
     if (options.repeat < 1) throw InputError("--repeat must be at least 1 (got " + std::to_string(options.repeat) + ")");
+    if (options.warmup < 0) throw InputError("--warmup must be at least 0 (got " + std::to_string(options.warmup) + ")");
     if (threads > 1024) throw InputError("--threads must be at most 1024 (got " + std::to_string(threads) + ")");
-    // The memory the tensors and parameters need, counted in double arithmetic before anything is
-    // allocated (so no product of the options can wrap); the limit is attn run's, 8 GiB.
-    const double needed_bytes =
-        4.0 * (encoder ? double(B) * T * D * 8 + double(B) * T * F + double(threads) * T * T + 4.0 * D * D + 2.0 * D * F
-                       : double(B) * T * D * 6 + double(B) * h * T * T + 4.0 * D * D);
+    const bool weights = !encoder && !options.no_weights;
+    // What the computation must hold, counted in double arithmetic before anything is allocated (so
+    // no product of the options can wrap); the limit is attn run's, 8 GiB. The context overwrites q.
+    //   mha: x, q, k, v, output (B·T·D each), and the (B, h, T, S) weights when kept
+    //   encoder-layer: x, q, k, v, the projection, hidden, output, pre-norm's normalized (B·T·D
+    //   each) and the feed-forward's inner activations (B·T·F)
+    //   tiled attention: per thread one (64, 512) tile of scores and a (64, d_k) accumulator
+    const double BTD = double(B) * double(T) * double(D);
+    const double tiles = weights ? 0.0 : double(threads) * (64.0 * 512 + 64.0 * (double(D) / h + 3));
+    const double tensor_floats = encoder ? BTD * 8 + double(B) * T * F + tiles
+                                         : BTD * 5 + (weights ? double(B) * h * T * T : 0.0) + tiles;
+    const double parameter_floats = encoder ? 4.0 * D * D + 2.0 * D * F + 10.0 * D + F : 4.0 * D * D + 4.0 * D;
+    const double needed_bytes = 4.0 * (tensor_floats + parameter_floats);
     if (needed_bytes > 8.0 * 1024 * 1024 * 1024) {
         throw InputError("bench " + module.name + ": --batch " + std::to_string(B) + " --seq " + std::to_string(T) +
                          " --d-model " + std::to_string(D) + " --heads " + std::to_string(h) +
-                         (encoder ? " --d-ff " + std::to_string(F) : std::string()) + " would need " +
-                         fixed(needed_bytes / (1024.0 * 1024 * 1024), 1) + " GiB of memory; the limit is 8 GiB");
+                         (encoder ? " --d-ff " + std::to_string(F) : std::string()) + (weights ? "" : " --no-weights") +
+                         " would need " + fixed(needed_bytes / (1024.0 * 1024 * 1024), 1) +
+                         " GiB of memory; the limit is 8 GiB" +
+                         (weights ? " (--no-weights does not hold the (B, h, T, S) weights)" : ""));
     }
     const auto repeat = static_cast<std::size_t>(options.repeat);
-    set_fast_threads(static_cast<int>(threads));
+    const auto warmup = static_cast<std::size_t>(options.warmup);
+    fast::set_threads(static_cast<int>(threads));
 
     std::mt19937 generator(0);
-    const FloatTensor3 x = random_tensor<3>(generator, {B, T, D}, 0.0f, 1.0f);  // torch.rand, as seed 000
-    double flop = 0, tensor_floats = 0, parameter_floats = 0;
+    const fast::Tensor3 x = random_tensor<3>(generator, {B, T, D}, 0.0f, 1.0f);  // torch.rand, as seed 000
     Timing timing;
+    double other_flops = 0;  // the encoder layer's feed-forward network
     if (!encoder) {
-        const FastAttentionParameters p = random_attention(generator, D);
-        FastAttentionOptions fast_options;
+        const fast::AttentionParameters p = random_attention(generator, D);
+        fast::AttentionOptions fast_options;
         fast_options.heads = h;
-        FastAttentionResult result;
-        FastAttentionWorkspace workspace;
-        timing = time_calls(repeat, [&] { fast_multi_head_attention_into(x, x, x, p, fast_options, result, workspace); });
-        flop = fast_attention_flops(B, T, T, D, true);
-        // What the computation must hold: input, Q, K, V, weights, context, output.
-        tensor_floats = double(B * T * D) * 6 + double(B * h * T * T);
-        parameter_floats = 4.0 * D * D + 4.0 * D;
+        fast_options.need_weights = weights;
+        fast_options.causal = options.causal;
+        fast::AttentionResult result;
+        fast::AttentionWorkspace workspace;
+        timing = time_calls(warmup, repeat, [&] {
+            fast::multi_head_attention_into(x, x, x, p, fast_options, result, workspace);
+            return result.work;
+        });
     } else {
-        FastEncoderLayerParameters p;
+        fast::EncoderLayerParameters p;
         p.attention = random_attention(generator, D);
         const float bound1 = 1.0f / std::sqrt(float(D)), bound2 = 1.0f / std::sqrt(float(F));
         p.linear1_weight = random_tensor<2>(generator, {F, D}, -bound1, bound1);
@@ -192,17 +218,21 @@ int run_bench(const GlobalOptions&, const BenchOptions& options) {
         p.linear2_bias = random_tensor<1>(generator, {D}, -bound2, bound2);
         p.norm1_weight = p.norm2_weight = xt::ones<float>({D});
         p.norm1_bias = p.norm2_bias = xt::zeros<float>({D});
-        FastEncoderLayerOptions fast_options;
+        fast::EncoderLayerOptions fast_options;
         fast_options.heads = h;
-        FloatTensor3 output;
-        FastEncoderLayerWorkspace workspace;
-        timing = time_calls(repeat, [&] { fast_transformer_encoder_layer_into(x, p, fast_options, output, workspace); });
-        flop = fast_encoder_layer_flops(B, T, D, F);
-        // input, Q, K, V, context, attention output, hidden, inner (B·T·F), output, one (T, T) block per thread.
-        tensor_floats = double(B * T * D) * 8 + double(B * T * F) + double(threads * T * T);
-        parameter_floats = 4.0 * D * D + 2.0 * D * F + 10.0 * D + F;
+        fast_options.causal = options.causal;
+        fast::Tensor3 output;
+        fast::EncoderLayerWorkspace workspace;
+        timing = time_calls(warmup, repeat, [&] {
+            fast::transformer_encoder_layer_into(x, p, fast_options, output, workspace);
+            return workspace.attention_work;
+        });
+        other_flops = 2.0 * 2.0 * double(B) * double(T) * double(D) * double(F);
     }
+    const fast::AttentionWork& work = timing.work;
+    const double flop = work.flops() + other_flops;
     const double gflops = flop / (timing.min_ms * 1e-3) / 1e9;
+    const double attention_gflops = work.attention_seconds > 0 ? work.attention_flops / work.attention_seconds / 1e9 : 0.0;
     const double tensor_mb = tensor_floats * 4 / (1024.0 * 1024.0);
     const double parameter_mb = parameter_floats * 4 / (1024.0 * 1024.0);
     const double rss_mb = peak_rss_mb();
@@ -210,21 +240,34 @@ int run_bench(const GlobalOptions&, const BenchOptions& options) {
     if (options.json) {
         std::cout << "{\"module\": \"" << module.name << "\", \"shape\": {\"batch\": " << B << ", \"seq\": " << T
                   << ", \"d_model\": " << D << ", \"heads\": " << h << ", \"d_ff\": " << (encoder ? std::to_string(F) : "null")
-                  << "}, \"dtype\": \"float32\", \"threads\": " << threads << ", \"repeat\": " << repeat
-                  << ", \"min_ms\": " << fixed(timing.min_ms, 3) << ", \"median_ms\": " << fixed(timing.median_ms, 3)
-                  << ", \"min_cpu_ms\": " << fixed(timing.min_cpu_ms, 3)
+                  << "}, \"dtype\": \"float32\", \"need_weights\": " << (weights ? "true" : "false")
+                  << ", \"causal\": " << (options.causal ? "true" : "false") << ", \"threads\": " << threads
+                  << ", \"repeat\": " << repeat << ", \"warmup\": " << warmup << ", \"min_ms\": " << fixed(timing.min_ms, 3)
+                  << ", \"median_ms\": " << fixed(timing.median_ms, 3) << ", \"min_cpu_ms\": " << fixed(timing.min_cpu_ms, 3)
                   << ", \"gflop\": " << fixed(flop / 1e9, 4) << ", \"gflops\": " << fixed(gflops, 2)
+                  << ", \"attention_gflop\": " << fixed(work.attention_flops / 1e9, 4)
+                  << ", \"attention_ms\": " << fixed(work.attention_seconds * 1e3, 3)
+                  << ", \"attention_gflops\": " << fixed(attention_gflops, 2)
+                  << ", \"projection_ms\": " << fixed(work.projection_seconds * 1e3, 3)
+                  << ", \"output_ms\": " << fixed(work.output_seconds * 1e3, 3)
+                  << ", \"tiles_computed\": " << work.tiles_computed << ", \"tiles_skipped\": " << work.tiles_skipped
                   << ", \"peak_rss_mb\": " << fixed(rss_mb, 1) << ", \"tensor_mb\": " << fixed(tensor_mb, 1)
                   << ", \"parameter_mb\": " << fixed(parameter_mb, 1) << "}\n";
         return exit_success;
     }
     std::cout << "attn bench " << module.name << " · float32 · B " << B << ", T " << T << ", D " << D << ", h " << h
               << (encoder ? ", F " + std::to_string(F) : std::string()) << " · " << threads
-              << (threads == 1 ? " thread" : " threads") << " · " << repeat << " timed calls after one warm-up\n"
+              << (threads == 1 ? " thread" : " threads") << (weights ? " · weights kept" : " · tiled")
+              << (options.causal ? " · causal" : "") << " · " << repeat << " timed call" << (repeat == 1 ? "" : "s")
+              << " after " << warmup << " warm-up call" << (warmup == 1 ? "" : "s") << "\n"
               << "  min       " << fixed(timing.min_ms, 2) << " ms\n"
               << "  median    " << fixed(timing.median_ms, 2) << " ms\n"
               << "  GFLOP/s   " << fixed(gflops, 1) << "  (" << fixed(flop / 1e9, 3)
-              << " GFLOP of matrix products per call, at the min time)\n"
+              << " GFLOP of matrix products in the fastest call)\n"
+              << "  attention " << fixed(work.attention_seconds * 1e3, 2) << " ms, " << fixed(attention_gflops, 1)
+              << " GFLOP/s  (scores, softmax, weights·V: " << fixed(work.attention_flops / 1e9, 3) << " GFLOP";
+    if (!weights) std::cout << "; tiles computed " << work.tiles_computed << ", skipped " << work.tiles_skipped;
+    std::cout << ")\n"
               << "  peak RSS  " << fixed(rss_mb, 1) << " MB  (tensors held: " << fixed(tensor_mb, 1)
               << " MB, parameters: " << fixed(parameter_mb, 1) << " MB)\n";
     return exit_success;

@@ -81,7 +81,10 @@ struct BenchOptions {
     std::optional<long long> batch, seq, d_model, heads;  // absent: the module's default shape
     std::optional<long long> d_ff;                        // encoder-layer only
     std::optional<long long> threads;                     // absent: every core
-    long long repeat = 10;                                // timed calls after one warm-up call
+    long long repeat = 10;                                // timed calls after the warm-up calls
+    long long warmup = 1;                                 // untimed calls first (sizing the buffers)
+    bool no_weights = false;                              // mha: need_weights = false, the tiled path
+    bool causal = false;                                  // the causal mask (top-left)
     bool json = false;
 };
 int run_bench(const GlobalOptions& global, const BenchOptions& options);

@@ -190,12 +190,17 @@ CLI::App* setup_bench(CLI::App& app, BenchOptions& options) {
     size("--d-model", options.d_model, "D, the model width");
     size("--heads", options.heads, "h, the number of heads; must divide D");
     size("--d-ff", options.d_ff, "F, the feed-forward width (encoder-layer)");
-    size("--threads", options.threads, "BLAS and worker threads (default: every core)");
-    command->add_option("--repeat", options.repeat, "Timed calls after one warm-up call")->capture_default_str();
+    size("--threads", options.threads, "Worker threads (default: every core)");
+    command->add_option("--repeat", options.repeat, "Timed calls after the warm-up calls")->capture_default_str();
+    command->add_option("--warmup", options.warmup, "Untimed calls first (they size the buffers); 0 for one cold call")
+        ->capture_default_str();
+    command->add_flag("--no-weights", options.no_weights,
+                      "mha: need_weights = false, the tiled online softmax: no (B, h, T, S) weights are held");
+    command->add_flag("--causal", options.causal, "The causal mask: query t sees keys 0 ... t; skipped tiles are not counted");
     command->add_flag("--json", options.json,
-                      "Print one JSON object: module, shape, threads, min_ms, median_ms, gflops, peak_rss_mb, ...");
+                      "Print one JSON object: module, shape, threads, min_ms, median_ms, gflops, attention_gflops, peak_rss_mb, ...");
     command->footer(describe_bench_modules() +
-                    "GFLOP/s counts the matrix products only (2 per multiply-add), at the min time.\n"
+                    "GFLOP/s counts the matrix products computed (2 per multiply-add; causal: the tiles computed), at the min time.\n"
                     "Exit code 0 on success, 2 on bad options.");
     return command;
 }

@@ -31,8 +31,12 @@ std::map<std::string, std::string> read_key_values(const std::filesystem::path& 
 }
 
 std::vector<std::filesystem::path> fixture_cases(const std::string& module) {
+    return fixture_cases(ATTN_SOURCE_DIR "/tests/data/compute", module);
+}
+
+std::vector<std::filesystem::path> fixture_cases(const std::filesystem::path& folder, const std::string& module) {
     std::vector<std::filesystem::path> cases;
-    for (const auto& entry : std::filesystem::directory_iterator(ATTN_SOURCE_DIR "/tests/data/compute")) {
+    for (const auto& entry : std::filesystem::directory_iterator(folder)) {
         const std::string name = entry.path().filename().string();
         // "mha-" must not also pick up a module named "mha-something": the case names follow the module's.
         if (name.rfind(module + "-", 0) == 0) cases.push_back(entry.path());

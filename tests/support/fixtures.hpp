@@ -32,4 +32,7 @@ std::string npy_bytes(const std::string& descr, const std::string& fortran, cons
 /// The case folders tests/data/compute/<module>-*, sorted by name.
 std::vector<std::filesystem::path> fixture_cases(const std::string& module);
 
+/// The case folders <folder>/<module>-*, sorted by name (tests/data/fast_attention has the same format).
+std::vector<std::filesystem::path> fixture_cases(const std::filesystem::path& folder, const std::string& module);
+
 }  // namespace attn::testing

@@ -1,0 +1,15 @@
+// attn/fast.hpp — the float32 fast path (CMake target attn::fast), all of it:
+//
+//   attn/fast/tensor.hpp               the float32 Vector, Matrix, Tensor3, Tensor4
+//   attn/fast/threads.hpp              the worker pool: set_threads, threads
+//   attn/fast/multi_head_attention.hpp multi_head_attention: weights kept, or lesson 7's tiled
+//                                      online softmax when need_weights is false
+//   attn/fast/encoder_layer.hpp        transformer_encoder_layer (always tiled)
+//
+// How it is built and what it measures: docs/performance.md.
+#pragma once
+
+#include "attn/fast/encoder_layer.hpp"
+#include "attn/fast/multi_head_attention.hpp"
+#include "attn/fast/tensor.hpp"
+#include "attn/fast/threads.hpp"

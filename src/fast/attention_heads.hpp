@@ -1,0 +1,78 @@
+// src/fast/attention_heads.hpp — private to the fast path: the attention of every (batch, head)
+// block once Q, K and V are projected, in its two forms.
+//
+//   attention_with_weights: lesson 5's formula as a kernel. Per (batch, head) task: scores (T, S) =
+//       Q_h K_hᵀ · 1/√d_k (one sgemm, written where the weights belong), a fused softmax with the
+//       masks, context_h = weights V_h (one sgemm). Memory: the (B, h, T, S) weights it returns.
+//   tiled_attention: lesson 7's online softmax as a kernel. Per (batch, head, query tile) task,
+//       the keys in tiles: scores (T_tile, S_tile) by one sgemm, the running maximum m and sum l
+//       updated and the accumulator rescaled by e^(m_old − m_new), accumulator += P V_tile by one
+//       sgemm, one division by l at the end. Memory: one tile of scores per thread.
+//
+// Q_h, K_h, V_h are column blocks of the row-major projections, read in place with a leading
+// dimension of D. The context is written into the same columns of a (B·T, D) matrix, which may be
+// q itself: a task reads its block of Q before it writes its block of context, and no other task
+// touches that block.
+//
+// Shapes: q (B·T, D) · k, v (B·S, D) · keep (B, S) 1/0 or null · weights (B, h, T, S) ·
+//         context (B·T, D), head j in columns j·d_k … (j+1)·d_k − 1
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attn/fast/multi_head_attention.hpp"
+#include "non_finite.hpp"
+#include "thread_pool.hpp"
+
+namespace attn::fast::detail {
+
+struct HeadsShape {
+    std::size_t B, T, S, D, heads;
+    std::size_t head_width() const { return D / heads; }
+};
+
+/// What both forms read.
+struct ProjectedInputs {
+    const float* q;     // (B·T, D)
+    const float* k;     // (B·S, D)
+    const float* v;     // (B·S, D)
+    const float* keep;  // (B, S): 1 = attend, 0 = padding; null: every key
+    bool causal;        // key s hidden from query t when s > t (top-left)
+};
+
+/// Fills weights (B, h, T, S) and context. A non-finite score or context value is offered to `bad`
+/// (that block is then left unfinished); `work` gets the FLOPs.
+void attention_with_weights(const HeadsShape& shape, const ProjectedInputs& in, float* weights, float* context,
+                            WorkerPool& pool, FirstNonFinite& bad, AttentionWork& work);
+
+/// Fills context tile by tile; `scratch` is resized to one tile's buffers per worker. A
+/// non-finite score or context value is offered to `bad`; `work` gets the FLOPs and tile counts.
+void tiled_attention(const HeadsShape& shape, const ProjectedInputs& in, std::size_t query_tile, std::size_t key_tile,
+                     float* context, std::vector<float>& scratch, WorkerPool& pool, FirstNonFinite& bad,
+                     AttentionWork& work);
+
+/// Steps 1 and 2 of multi-head attention, shared by multi_head_attention and the encoder layer:
+/// q, k, v = the inputs' projections (each checked for NaN and ±∞ before it is used), then every
+/// head's attention — with its weights written to `weights` (B, h, T, S) when that is not null,
+/// else tiled — into `context` (B·T, D), which may be ws.q. Throws InputError naming the first
+/// non-finite value (q, k, v, scores, context_heads) in the lesson path's order.
+void project_and_attend(const std::string& function, const float* query, const float* key, const float* value,
+                        const HeadsShape& shape, const AttentionParameters& parameters,
+                        const std::optional<Matrix>& attention_mask, bool causal, std::size_t query_tile,
+                        std::size_t key_tile, float* weights, float* context, AttentionWorkspace& ws,
+                        WorkerPool& pool, AttentionWork& work);
+
+/// The messages that name a bad score or context value of head `head` of batch item b.
+NonFiniteValue non_finite_score(const HeadsShape& shape, std::size_t b, std::size_t head, std::size_t t,
+                                std::size_t s, float value);
+NonFiniteValue non_finite_context(const HeadsShape& shape, std::size_t b, std::size_t head, std::size_t t,
+                                  std::size_t i, float value);
+
+/// Offers the first non-finite value of context rows [first, first + rows) of head `head`, if any.
+void check_context_rows(const HeadsShape& shape, const float* context, std::size_t b, std::size_t head,
+                        std::size_t first, std::size_t rows, FirstNonFinite& bad);
+
+}  // namespace attn::fast::detail

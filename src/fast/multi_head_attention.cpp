@@ -1,0 +1,84 @@
+// attn::fast::multi_head_attention (attn/fast/multi_head_attention.hpp).
+//
+// For seed 000's shape (B 8, T = S 300, D 768, h 8, d_k 96) with its weights, or a long context
+// (B 1, T = S 4096, D 768, h 12, d_k 64) without:
+//   1. q, k, v = x W_qᵀ + b_q, …: three (B·T, D) × (D, D) sgemms split by rows over the workers;
+//   2. the attention of every (batch, head) block (attention_heads.hpp): weights kept, or tiled;
+//   3. output = context W_oᵀ + b_o: one sgemm split by rows (without W_o the context is the output).
+// Each step's result is checked for NaN and ±∞ before the next uses it, as the lesson path checks.
+#include <chrono>
+#include <string>
+
+#include "arguments.hpp"
+#include "attention_heads.hpp"
+#include "attn/fast/multi_head_attention.hpp"
+#include "non_finite.hpp"
+#include "projection.hpp"
+#include "thread_pool.hpp"
+
+namespace attn::fast {
+
+double attention_flops(std::size_t B, std::size_t T, std::size_t S, std::size_t D, bool output_projection) {
+    const double b = double(B), t = double(T), s = double(S), d = double(D);
+    const double projections = 2 * b * t * d * d + 2 * 2 * b * s * d * d;
+    const double scores = 2 * b * t * s * d;  // over all heads: h · 2·T·S·d_k
+    const double context = 2 * b * t * s * d;
+    const double output = output_projection ? 2 * b * t * d * d : 0.0;
+    return projections + scores + context + output;
+}
+
+void multi_head_attention_into(const Tensor3& query, const Tensor3& key, const Tensor3& value,
+                               const AttentionParameters& parameters, const AttentionOptions& options,
+                               AttentionResult& result, AttentionWorkspace& workspace) {
+    // Shapes: query (B, T, D) · key, value (B, S, D) · w_* (D, D) · b_* (D) · attention_mask (B, S)
+    //         → output (B, T, D) · weights (B, h, T, S)
+    const std::string function = "fast::multi_head_attention";
+    detail::check_inputs(function, query, key, value);
+    const std::size_t B = query.shape(0), T = query.shape(1), D = query.shape(2), S = key.shape(1);
+    const std::size_t h = options.heads;
+    detail::check_attention_parameters(function, parameters, D, h, false);
+    detail::check_attention_options(function, options.attention_mask, B, S, "(B, S)", options.query_tile,
+                                    options.key_tile);
+    const std::shared_ptr<detail::WorkerPool> pool = detail::shared_pool();
+    result.work = AttentionWork{};
+
+    // Steps 1 and 2. With an output projection the context is an intermediate: it overwrites q.
+    result.output.resize({B, T, D});
+    float* context = parameters.w_o ? nullptr : result.output.data();
+    float* weights = nullptr;
+    if (options.need_weights) {
+        if (!result.weights) result.weights.emplace();
+        result.weights->resize({B, h, T, S});
+        weights = result.weights->data();
+    } else {
+        result.weights.reset();
+    }
+    workspace.q.resize(B * T * D);
+    if (context == nullptr) context = workspace.q.data();
+    detail::project_and_attend(function, query.data(), key.data(), value.data(), detail::HeadsShape{B, T, S, D, h},
+                               parameters, options.attention_mask, options.causal, options.query_tile,
+                               options.key_tile, weights, context, workspace, *pool, result.work);
+
+    // 3. The output projection.
+    const auto start = std::chrono::steady_clock::now();
+    if (parameters.w_o) {
+        detail::project(context, B * T, D, *parameters.w_o, detail::data_or_null(parameters.b_o), result.output.data(),
+                        *pool);
+        result.work.output_flops += 2.0 * double(B) * double(T) * double(D) * double(D);
+    }
+    detail::require_finite(function, "output", {B, T, D}, result.output.data(),
+                           std::string("the output projection context · w_oᵀ + b_o in float32; ") +
+                               detail::float32_overflow_advice,
+                           *pool);
+    result.work.output_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+AttentionResult multi_head_attention(const Tensor3& query, const Tensor3& key, const Tensor3& value,
+                                     const AttentionParameters& parameters, const AttentionOptions& options) {
+    AttentionResult result;
+    AttentionWorkspace workspace;
+    multi_head_attention_into(query, key, value, parameters, options, result, workspace);
+    return result;
+}
+
+}  // namespace attn::fast

@@ -1,0 +1,30 @@
+// src/fast/projection.hpp — private to the fast path: y = x Wᵀ + b, nn.Linear on rows of float32,
+// split by rows over the worker pool.
+//
+// Why its own file: every dense layer of the fast path — the Q, K, V and output projections, the
+// feed-forward network's two layers — is this one product, and how it is split decides how well
+// two cores are used. Each worker runs one single-threaded sgemm on a block of rows starting on a
+// multiple of 16 (OpenBLAS's row blocking). The output starts as the bias and sgemm adds to it
+// (beta = 1), which also spares the pass OpenBLAS makes to zero it when beta is 0.
+//
+// Shapes: x (rows, in) row-major · weight (out, in) as nn.Linear stores it · bias (out) · y (rows, out)
+//
+//   project(x, rows, D, w_q, b_q_or_null, q, pool);
+#pragma once
+
+#include <cstddef>
+#include <optional>
+
+#include "attn/fast/tensor.hpp"
+#include "thread_pool.hpp"
+
+namespace attn::fast::detail {
+
+/// y (rows, out) = x (rows, in) · weightᵀ + bias; bias may be null (no bias).
+void project(const float* x, std::size_t rows, std::size_t in, const Matrix& weight, const float* bias, float* y,
+             WorkerPool& pool);
+
+/// The data of an optional vector, or null when it is absent.
+inline const float* data_or_null(const std::optional<Vector>& v) { return v ? v->data() : nullptr; }
+
+}  // namespace attn::fast::detail

@@ -1,0 +1,47 @@
+// `attn bench` through the real binary: the tiled path's options (--no-weights, --causal,
+// --warmup), the tiles it reports, and the sizes it refuses before allocating. Timing is not
+// tested here (benchmarks never are): tiny shapes, one call.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "support/run_command.hpp"
+
+using attn::testing::run_attn;
+
+TEST_CASE("cli - bench mha --no-weights --causal runs the tiled path and counts the tiles it skipped", "[cli][bench]") {
+    // T = 600 in tiles of 64 queries and 512 keys: query tiles 0-63, …, 576-599 (10 of them); with
+    // the causal mask the first 8 see only the first key tile, the last 2 both: 12 of 20 computed
+    // per head, over 2 heads.
+    const auto r = run_attn({"bench", "mha", "--batch", "1", "--seq", "600", "--d-model", "8", "--heads", "2",
+                             "--threads", "2", "--repeat", "1", "--warmup", "0", "--no-weights", "--causal", "--json"});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    for (const std::string key : {"\"need_weights\": false", "\"causal\": true", "\"warmup\": 0", "\"tiles_computed\": 24",
+                                  "\"tiles_skipped\": 16", "\"attention_gflops\": ", "\"attention_ms\": ",
+                                  "\"peak_rss_mb\": "}) {
+        CHECK_THAT(r.out, Catch::Contains(key));
+    }
+    const auto table = run_attn({"bench", "mha", "--batch", "1", "--seq", "70", "--d-model", "8", "--heads", "2",
+                                 "--threads", "1", "--repeat", "2", "--no-weights"});
+    CHECK(table.exit_code == 0);
+    CHECK_THAT(table.out, Catch::Contains("B 1, T 70, D 8, h 2 · 1 thread · tiled · 2 timed calls after 1 warm-up call") &&
+                              Catch::Contains("tiles computed 4, skipped 0") && Catch::Contains("peak RSS"));
+    const auto weights = run_attn({"bench", "mha", "--batch", "1", "--seq", "7", "--d-model", "8", "--heads", "2",
+                                   "--threads", "1", "--repeat", "1", "--causal"});
+    CHECK_THAT(weights.out, Catch::Contains("· weights kept · causal ·"));
+}
+
+TEST_CASE("cli - bench refuses the weights of a long context but not its tiled path, and --no-weights for the layer",
+          "[cli][bench][errors]") {
+    // (1, 12, 32768, 32768) float32 weights are 48 GiB: refused before anything is allocated.
+    const auto kept = run_attn({"bench", "mha", "--batch", "1", "--seq", "32768", "--heads", "12"});
+    CHECK(kept.exit_code == 2);
+    CHECK_THAT(kept.err, Catch::Contains("the limit is 8 GiB") && Catch::Contains("--no-weights does not hold"));
+    const auto layer = run_attn({"bench", "encoder-layer", "--no-weights"});
+    CHECK(layer.exit_code == 2);
+    CHECK_THAT(layer.err, Catch::Contains("--no-weights applies to mha only"));
+    const auto warmup = run_attn({"bench", "mha", "--warmup", "-1"});
+    CHECK(warmup.exit_code == 2);
+    CHECK_THAT(warmup.err, Catch::Contains("--warmup must be at least 0 (got -1)"));
+}
