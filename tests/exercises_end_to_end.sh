@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The exercise workflow as a student lives it, through ./tutor, for all six exercises: the stub
+# The exercise workflow as a student lives it, through ./tutor, for every exercise: the stub
 # fails with the not-implemented message and the first hint; a compile error is shown with file
 # and line; the reference solution passes and `attn progress` shows it; --reset keeps a backup.
 # Last, every exercise passes, and no private copy of a student's program is left behind.

@@ -5,12 +5,14 @@
 // numbers that fit nothing get the first diverging step and element; float precision is said.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <xtensor/xview.hpp>
 
 #include "01-dot-product/exercise/mistakes.hpp"
 #include "02-luong/exercise/mistakes.hpp"
 #include "03-bahdanau/exercise/mistakes.hpp"
 #include "04-causal-self-attention/exercise/mistakes.hpp"
 #include "05-multi-head-attention/exercise/mistakes.hpp"
+#include "07-online-softmax/exercise/trace_steps.hpp"
 #include "exercises/diagnosis.hpp"
 #include "tutor/named_weights.hpp"
 
@@ -88,7 +90,7 @@ std::size_t failed_cases(const std::vector<CaseOutcome>& outcomes) {
 }  // namespace
 
 TEST_CASE("every exercise - the right answer passes every case and every planted mistake is named", "[exercises][diagnosis]") {
-    for (int number = 1; number <= 6; ++number) {
+    for (int number = 1; number <= 7; ++number) {
         const Exercise& e = exercise(number);
         INFO("exercise " << number);
         REQUIRE(e.cases.size() >= 5);
@@ -242,6 +244,48 @@ TEST_CASE("exercise 6 - the Annotated Transformer's norm and the unbiased varian
     CHECK(diagnose(e, planted(e, "unbiased_variance")).mistake == "unbiased_variance");
     // The whole-tensor norm is the right one on a single row: it is named from the other cases.
     CHECK(diagnose(e, planted(e, "whole_tensor")).mistake == "whole_tensor");
+}
+
+TEST_CASE("exercise 7 - the two causal tile skips, equal in some cases, are told apart", "[exercises][diagnosis]") {
+    const Exercise& e = exercise(7);
+    // With tiles of 2 queries and 3 keys both skip queries 2-3 × keys 3-5; ≥ also skips the last
+    // query's own tile where the first-query test does not, and square tiles hide both.
+    require_coincidence_in_some_cases_only(e, "tile_skip_off_by_one", "tile_skip_first_query");
+    CHECK(diagnose(e, planted(e, "tile_skip_off_by_one")).mistake == "tile_skip_off_by_one");
+    CHECK(diagnose(e, planted(e, "tile_skip_first_query")).mistake == "tile_skip_first_query");
+    // l rescaled but not the accumulator: a mistake exercise 7 does not list, and no listed one is named.
+    const auto outcomes = answers(e, [](const Case& c) {
+        const Tensor3 Q = c.inputs.at("Q"), K = c.inputs.at("K"), V = c.inputs.at("V");
+        const OnlineSoftmaxOptions options{std::size_t(c.inputs.at("query_tile")(0)), std::size_t(c.inputs.at("key_tile")(0)),
+                                           c.inputs.at("causal")(0) != 0.0};
+        const OnlineSoftmaxResult right = online_softmax_attention(Q, K, V, options);
+        OnlineSoftmaxResult wrong = right;
+        for (std::size_t n = 0; n < wrong.trace.size(); ++n) {
+            OnlineSoftmaxTile& tile = wrong.trace[n];
+            if (tile.first_key != 0) {
+                // The tile's own terms added to the accumulator before it, which is not rescaled.
+                const Matrix terms = right.trace[n].accumulator - right.trace[n - 1].accumulator *
+                                                                      xt::view(tile.rescale, xt::all(), xt::newaxis());
+                tile.accumulator = wrong.trace[n - 1].accumulator + terms;
+            }
+            const bool last = n + 1 == wrong.trace.size() || wrong.trace[n + 1].first_key == 0;
+            for (std::size_t i = 0; last && i < tile.query_count; ++i)
+                for (std::size_t x = 0; x < tile.accumulator.shape(1); ++x)
+                    wrong.output(tile.batch, tile.first_query + i, x) = tile.accumulator(i, x) / tile.running_sum(i);
+        }
+        std::vector<DynamicTensor> values;
+        const TraceGeometry g{Q.shape(0), Q.shape(1), K.shape(1), V.shape(2), options.query_tile, options.key_tile};
+        const auto all = step_values(trace_steps(wrong, g));
+        for (const auto& step : c.expected) {
+            const auto& names = trace_step_names();
+            values.push_back(all[std::size_t(std::find(names.begin(), names.end(), step.name) - names.begin())]);
+        }
+        return values;
+    });
+    REQUIRE(failed_cases(outcomes) > 0);
+    const Diagnosis diagnosis = diagnose(e, outcomes);
+    CHECK(diagnosis.mistake.empty());
+    CHECK(diagnosis.failing_step == "accumulator");
 }
 
 TEST_CASE("a mistake seen in some cases and contradicted by another is not named", "[exercises][diagnosis]") {

@@ -218,6 +218,7 @@ TEST_CASE("sandbox - the lessons' own traps are named", "[exercises][sandbox]") 
         {5, "planted/mask_on_heads_axis.cpp", "the mask went to the heads axis, seed 000's trap"},
         {5, "planted/nan_for_fully_masked.cpp", "a query whose keys are all padding got NaN weights"},
         {6, "planted/whole_tensor_layer_norm.cpp", "one mean and one variance over the whole tensor"},
+        {7, "planted/tile_skip_first_query.cpp", "compares the tile's first key with its first query instead of its last"},
     };
     for (const auto& trap : traps) {
         TempDir state;
@@ -230,7 +231,7 @@ TEST_CASE("sandbox - the lessons' own traps are named", "[exercises][sandbox]") 
 }
 
 TEST_CASE("sandbox - correct implementations written from the lesson documents alone pass every exercise", "[exercises][sandbox]") {
-    for (int number = 1; number <= 6; ++number) {
+    for (int number = 1; number <= 7; ++number) {
         TempDir state;
         const auto r = check(number, fixtures + "independent/0" + std::to_string(number) + ".cpp", state);
         INFO("exercise " << number << "\n" << r.out);

@@ -62,7 +62,7 @@ struct Exercise {
     std::vector<Case> cases;
 };
 
-/// Exercise `number` (1 … 6), its document cases read from `source`/lessons. InputError for an
+/// Exercise `number` (1 … 7), its document cases read from `source`/lessons. InputError for an
 /// unknown number; the document's own errors (LessonFormatError) pass through.
 Exercise exercise_definition(int number, const std::string& source);
 
@@ -72,6 +72,7 @@ Exercise exercise03(const std::string& source);
 Exercise exercise04(const std::string& source);
 Exercise exercise05(const std::string& source);
 Exercise exercise06(const std::string& source);
+Exercise exercise07(const std::string& source);
 
 /// A one-value tensor: how a case sends a size, a flag or eps.
 inline DynamicTensor number(double value) { return DynamicTensor({value}); }

@@ -11,7 +11,8 @@ Exercise exercise_definition(int number, const std::string& source) {
         case 4: return exercise04(source);
         case 5: return exercise05(source);
         case 6: return exercise06(source);
-        default: throw InputError("there is no exercise " + std::to_string(number) + "; the exercises are 1 to 6");
+        case 7: return exercise07(source);
+        default: throw InputError("there is no exercise " + std::to_string(number) + "; the exercises are 1 to 7");
     }
 }
 

@@ -38,7 +38,7 @@ std::vector<ExerciseInfo> list_exercises(const std::string& source) {
             !std::isdigit(static_cast<unsigned char>(folder[1])) || folder[2] != '-') {
             continue;
         }
-        // A lesson has an exercise when its folder holds exercise/stub.cpp (lesson 7 has none yet).
+        // A lesson has an exercise when its folder holds exercise/stub.cpp.
         const fs::path exercise = entry.path() / "exercise";
         if (!fs::is_regular_file(exercise / "stub.cpp", error)) continue;
         ExerciseInfo info;
