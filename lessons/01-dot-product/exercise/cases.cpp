@@ -43,7 +43,7 @@ Case random_case(const EncoderDecoderShape& shape) {
     Matrix decoder_output = draw.normal<Matrix>({shape.B, shape.H});
     if (shape.overflowing) decoder_output *= overflowing_scale(dot_attention(encoder_outputs, decoder_output).scores);
     const AttentionStep right = dot_attention(encoder_outputs, decoder_output);
-    return exercise_case(shape.name, encoder_outputs, decoder_output, right, all_steps(step_names, values_of(right)),
+    return exercise_case(tutor::tr(shape.name), encoder_outputs, decoder_output, right, all_steps(step_names, values_of(right)),
                          {1e-9, 1e-9});
 }
 

@@ -49,7 +49,7 @@ Case random_case(const EncoderDecoderShape& shape) {
     const Matrix W_a = draw.normal<Matrix>({H, H});
     if (shape.overflowing) decoder_output *= overflowing_scale(luong_general_attention(encoder_outputs, decoder_output, W_a).scores);
     const LuongGeneralStep right = luong_general_attention(encoder_outputs, decoder_output, W_a);
-    return exercise_case(shape.name, encoder_outputs, decoder_output, W_a, right, all_steps(step_names, values_of(right)),
+    return exercise_case(tutor::tr(shape.name), encoder_outputs, decoder_output, W_a, right, all_steps(step_names, values_of(right)),
                          {1e-9, 1e-9});
 }
 

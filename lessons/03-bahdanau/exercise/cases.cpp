@@ -71,7 +71,7 @@ Case random_case(const EncoderDecoderShape& shape) {
         in.b2 *= scale;
     }
     const BahdanauStep right = right_of(in);
-    return exercise_case(shape.name, in, right, all_steps(step_names, values_of(right)), {1e-9, 1e-9});
+    return exercise_case(tutor::tr(shape.name), in, right, all_steps(step_names, values_of(right)), {1e-9, 1e-9});
 }
 
 }  // namespace
