@@ -170,3 +170,62 @@ TEST_CASE("cli language - an exercise run in Spanish names its mistake and its h
     // Numbers keep their decimal point.
     CHECK_THAT(r.out, Catch::Contains("tensor([[-1.6456,  1.2171, -0.4223],"));
 }
+
+namespace {
+
+// A C++ file without its comments and with every string literal emptied: the code alone.
+std::string code_of(const std::string& text) {
+    std::string out;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text.compare(i, 2, "//") == 0) {
+            i = text.find('\n', i);
+            if (i == std::string::npos) break;
+            out += '\n';
+        } else if (text[i] == '"') {
+            std::size_t end = i + 1;
+            while (end < text.size() && text[end] != '"') end += text[end] == '\\' ? 2 : 1;
+            out += "\"\"";
+            i = end;
+        } else {
+            out += text[i];
+        }
+    }
+    // Folded white space: a translated comment may take more or fewer lines.
+    std::string folded;
+    for (char c : out) {
+        const bool space = c == ' ' || c == '\n' || c == '\t';
+        if (space && (folded.empty() || folded.back() == ' ')) continue;
+        folded += space ? ' ' : c;
+    }
+    return folded;
+}
+
+}  // namespace
+
+TEST_CASE("cli language - a Spanish stub is its stub's code with Spanish comments and messages", "[cli][language][exercises]") {
+    std::size_t spanish_stubs = 0;
+    for (const auto& entry : fs::directory_iterator(ATTN_SOURCE_DIR "/lessons")) {
+        const fs::path stub = entry.path() / "exercise" / "stub.cpp", spanish = entry.path() / "exercise" / "stub.es.cpp";
+        if (!fs::is_regular_file(spanish)) continue;
+        ++spanish_stubs;
+        INFO(spanish.string());
+        const std::string english_text = attn::testing::read_file(stub.string()), spanish_text = attn::testing::read_file(spanish.string());
+        CHECK(code_of(spanish_text) == code_of(english_text));
+        CHECK(spanish_text != english_text);
+        CHECK_THAT(spanish_text, Catch::Contains("aún no está implementada"));
+    }
+    CHECK(spanish_stubs >= 4);
+}
+
+TEST_CASE("cli language - the Spanish stub of exercise 1 fails as not implemented, in Spanish, with the first hint",
+          "[cli][language][exercises]") {
+    TempDir state;
+    auto environment = language_environment({});
+    environment["ATTN_STATE_DIR"] = state.path();
+    const CommandResult r = run_attn(
+        {"exercise", "1", "--lang", "es", "--file", ATTN_SOURCE_DIR "/lessons/01-dot-product/exercise/stub.es.cpp"}, environment, 600);
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.out, Catch::Contains("lección 1: exercise::dot_attention aún no está implementada") &&
+                          Catch::Contains("aún no implementado") && Catch::Contains("Pista 1 de 3 (scores)"));
+}
