@@ -3,6 +3,7 @@
 // decimal point whatever the language.
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <cstdlib>
 
 #include "attn/error.hpp"
 #include "support/temp_dir.hpp"
@@ -63,6 +64,8 @@ TEST_CASE("language - {n} placeholders are filled in the translation's order", "
 
 TEST_CASE("language - Spanish through the catalogue, with numbers still written with a decimal point", "[language]") {
     SpeakEnglishAfterwards restore;
+    const char* language_variable = std::getenv("LANGUAGE");
+    const std::string language_before = language_variable ? language_variable : "(unset)";
     REQUIRE(attn::tutor::use_language("es"));
     CHECK(attn::tutor::current_language() == "es");
     CHECK(attn::tutor::tr("Introduction") == "Introducción");
@@ -80,6 +83,8 @@ TEST_CASE("language - Spanish through the catalogue, with numbers still written 
 
     attn::tutor::use_language("en");
     CHECK(attn::tutor::tr("Introduction") == "Introduction");
+    language_variable = std::getenv("LANGUAGE");
+    CHECK((language_variable ? language_variable : "(unset)") == language_before);  // LANGUAGE as it was
 }
 
 TEST_CASE("language - a file's edition in the current language, else the file itself", "[language]") {

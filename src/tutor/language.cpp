@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <libintl.h>
+#include <optional>
 #include <unistd.h>
 
 #include "attn/error.hpp"
@@ -112,7 +113,16 @@ std::string locale_directory() {
 }
 
 bool use_language(const std::string& language) {
+    // LANGUAGE as it was before the first change, put back when the tutor returns to English.
+    static const std::optional<std::string> original_language_variable = []() -> std::optional<std::string> {
+        if (const char* value = std::getenv("LANGUAGE")) return std::string(value);
+        return std::nullopt;
+    }();
     language_in_use() = language;  // the documents and hints follow it even without a catalogue
+    if (catalogue_bound()) {
+        if (original_language_variable) ::setenv("LANGUAGE", original_language_variable->c_str(), 1);
+        else ::unsetenv("LANGUAGE");
+    }
     catalogue_bound() = false;
     if (language == "en") return true;
     const std::string directory = locale_directory();
