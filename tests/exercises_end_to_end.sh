@@ -13,7 +13,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 state=$(mktemp -d)
 saved=$(mktemp -d)
 out=$(mktemp)
-export ATTN_STATE_DIR=$state NO_COLOR=1
+export ATTN_STATE_DIR=$state NO_COLOR=1 ATTN_LANG=en  # English whatever the locale
 folders=()
 for stub in lessons/0*-*/exercise/stub.cpp; do folders+=("$(basename "$(dirname "$(dirname "$stub")")")"); done
 for folder in "${folders[@]}"; do

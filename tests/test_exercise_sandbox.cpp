@@ -69,6 +69,7 @@ TimedRun run_timed(const std::vector<std::string>& arguments, const std::string&
         ::close(fds[0]);
         ::setenv("ATTN_STATE_DIR", state.c_str(), 1);
         ::setenv("NO_COLOR", "1", 1);
+        ::setenv("ATTN_LANG", "en", 1);  // the heading below is looked for in English
         std::vector<char*> argv = {const_cast<char*>(ATTN_CLI_PATH)};
         for (const auto& a : arguments) argv.push_back(const_cast<char*>(a.c_str()));
         argv.push_back(nullptr);

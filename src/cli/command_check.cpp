@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "tutor/language.hpp"
 #include "tutor/lesson_report.hpp"
 #include "tutor/lessons.hpp"
 #include "tutor/terminal.hpp"
@@ -25,8 +26,8 @@ int run_check(const GlobalOptions& global, const CheckOptions& options) {
     }
     std::size_t passed = 0, failed = 0;
     for (const auto* lesson : chosen) {
-        const tutor::LessonRun run = tutor::run_lesson(*lesson);
-        const std::string heading = "lesson " + std::to_string(lesson->number) + " · " + lesson->slug;
+        const tutor::LessonRun run = tutor::run_lesson(lesson_in_language(*lesson));
+        const std::string heading = tutor::trf("lesson {1} · {2}", {std::to_string(lesson->number), lesson->slug});
         std::cout << paint(terminal, tutor::Style::heading, tutor::truncate_to_width(heading, terminal.width)) << "\n";
         for (const auto& check : run.checks) {
             std::cout << tutor::describe_check(terminal, run, check);

@@ -15,6 +15,7 @@
 #include "exercises/report.hpp"
 #include "exercises/student_build.hpp"
 #include "tutor/exercises.hpp"
+#include "tutor/language.hpp"
 #include "tutor/markdown.hpp"
 #include "tutor/terminal.hpp"
 
@@ -73,16 +74,16 @@ Round check_once(const exercises::Exercise& exercise, const std::string& student
     std::string shown = student_file;
     const std::string source = fs::path(tutor::source_directory()).lexically_normal().string() + "/";
     if (shown.rfind(source, 0) == 0) shown = shown.substr(source.size());
-    std::cout << paint(terminal, tutor::Style::dim, "building " + shown + " …") << std::endl;
+    std::cout << paint(terminal, tutor::Style::dim, tutor::trf("building {1} …", {shown})) << std::endl;
     const exercises::StudentBuild build =
         exercises::build_student_program({ATTN_BUILD_DIR, tutor::source_directory()}, exercise, student_file);
     if (build.status == exercises::StudentBuild::Status::compile_error) {
-        std::cout << paint(terminal, tutor::Style::bad, "✗ your code does not compile:") << "\n\n"
+        std::cout << paint(terminal, tutor::Style::bad, "✗ " + tutor::tr("your code does not compile:")) << "\n\n"
                   << exercises::printable(build.messages) << "\n";
         return round;
     }
     if (!build.warnings.empty()) {
-        std::cout << paint(terminal, tutor::Style::dim, "The compiler warns about your file:") << "\n"
+        std::cout << paint(terminal, tutor::Style::dim, tutor::tr("The compiler warns about your file:")) << "\n"
                   << exercises::printable(build.warnings) << "\n";
     }
     if (build.status == exercises::StudentBuild::Status::refused) {
@@ -114,7 +115,7 @@ void print_hint(const std::vector<tutor::Hint>& hints, int number, const std::st
     const tutor::Hint& hint = hints[static_cast<std::size_t>(number - 1)];
     std::string about;
     for (const auto& step : hint.steps) about += (about.empty() ? "" : ", ") + step;
-    const std::string title = "Hint " + std::to_string(number) + " of " + std::to_string(hints.size()) +
+    const std::string title = tutor::trf("Hint {1} of {2}", {std::to_string(number), std::to_string(hints.size())}) +
                               (about.empty() ? "" : " (" + about + ")") + note;
     std::cout << "\n" << paint(terminal, tutor::Style::heading, title) << "\n" << tutor::render_markdown(hint.text, terminal) << "\n";
 }
@@ -125,8 +126,8 @@ void record(const tutor::ExerciseInfo& info, const Round& round, const tutor::Te
     tutor::ExerciseProgress& entry = progress[info.number];
     entry.passed = round.passed;
     if (round.passed) {
-        std::cout << "\n" << paint(terminal, tutor::Style::good, "Exercise " + std::to_string(info.number) + " passes.")
-                  << " `attn progress` shows where you are.\n";
+        std::cout << "\n" << paint(terminal, tutor::Style::good, tutor::trf("Exercise {1} passes.", {std::to_string(info.number)}))
+                  << " " << tutor::tr("`attn progress` shows where you are.") << "\n";
     } else {
         const auto hints = tutor::read_hints(info.hints_path);
         if (round.untouched_stub && !hints.empty()) {
@@ -135,10 +136,12 @@ void record(const tutor::ExerciseInfo& info, const Round& round, const tutor::Te
             bool revealed = false;
             const bool unchanged = round.numbers == entry.last_numbers;
             const int number = tutor::hint_after_failure(hints, entry, round.failing_step, round.numbers, revealed);
-            print_hint(hints, number, unchanged ? " — again: your numbers have not changed" : revealed ? "" : " — again", terminal);
+            print_hint(hints, number, unchanged ? " — " + tutor::tr("again: your numbers have not changed") : revealed ? "" : " — " + tutor::tr("again"), terminal);
             if (number == 0 && unchanged) {
-                std::cout << "\nYour numbers are the same as last time. `attn exercise " << info.number
-                          << " --hint` shows the next hint.\n";
+                std::cout << "\n"
+                          << tutor::trf("Your numbers are the same as last time. `attn exercise {1} --hint` shows the next hint.",
+                                        {std::to_string(info.number)})
+                          << "\n";
             }
         }
     }
@@ -148,12 +151,12 @@ void record(const tutor::ExerciseInfo& info, const Round& round, const tutor::Te
 std::string student_file_of(const tutor::ExerciseInfo& info, const ExerciseOptions& options) {
     if (options.file.empty()) {
         if (tutor::ensure_student_file(info)) {
-            std::cout << "Created " << info.student_path << " from the stub: that is the file to edit.\n";
+            std::cout << tutor::trf("Created {1} from the stub: that is the file to edit.", {info.student_path}) << "\n";
         }
         return fs::absolute(info.student_path).lexically_normal().string();
     }
     std::error_code error;
-    if (!fs::is_regular_file(options.file, error)) throw InputError("--file " + options.file + ": not a regular file");
+    if (!fs::is_regular_file(options.file, error)) throw InputError(tutor::trf("--file {1}: not a regular file", {options.file}));
     return fs::absolute(options.file).lexically_normal().string();
 }
 
@@ -162,11 +165,15 @@ std::string student_file_of(const tutor::ExerciseInfo& info, const ExerciseOptio
 int run_exercise(const GlobalOptions&, const ExerciseOptions& options) {
     const tutor::Terminal terminal = tutor::detect_terminal();
     const auto all = tutor::list_exercises(tutor::source_directory());
-    const tutor::ExerciseInfo& info = tutor::find_exercise(all, options.exercise);
+    tutor::ExerciseInfo info = tutor::find_exercise(all, options.exercise);
+    // The stub's comments and the hints in the chosen language (stub.es.cpp, hints.es.md) when
+    // they exist; the code is the same in every edition.
+    info.stub_path = tutor::localized_file(info.stub_path);
+    info.hints_path = tutor::localized_file(info.hints_path);
     if (options.reset) {
         const std::string backup = tutor::reset_exercise(info);
-        if (!backup.empty()) std::cout << "Your file was saved as " << backup << "\n";
-        std::cout << "Restored the stub: " << info.student_path << "\n";
+        if (!backup.empty()) std::cout << tutor::trf("Your file was saved as {1}", {backup}) << "\n";
+        std::cout << tutor::trf("Restored the stub: {1}", {info.student_path}) << "\n";
         tutor::Progress progress = tutor::read_progress(tutor::progress_path());
         progress[info.number] = tutor::ExerciseProgress{};
         tutor::write_progress(tutor::progress_path(), progress);
@@ -176,7 +183,7 @@ int run_exercise(const GlobalOptions&, const ExerciseOptions& options) {
         const auto hints = tutor::read_hints(info.hints_path);
         tutor::Progress progress = tutor::read_progress(tutor::progress_path());
         const int number = tutor::next_hint_on_demand(hints, progress[info.number]);
-        if (number == 0) std::cout << "Exercise " << info.number << " has no hints.\n";
+        if (number == 0) std::cout << tutor::trf("Exercise {1} has no hints.", {std::to_string(info.number)}) << "\n";
         print_hint(hints, number, "", terminal);
         tutor::write_progress(tutor::progress_path(), progress);
         return exit_success;
@@ -191,16 +198,16 @@ int run_exercise(const GlobalOptions&, const ExerciseOptions& options) {
     // --watch: check again whenever the student's file changes, until Ctrl-C.
     std::error_code error;
     auto last = fs::last_write_time(student_file, error);
-    std::cout << paint(terminal, tutor::Style::dim, "watching " + student_file + " — Ctrl-C to stop") << std::endl;
+    std::cout << paint(terminal, tutor::Style::dim, tutor::trf("watching {1} — Ctrl-C to stop", {student_file})) << std::endl;
     while (true) {
         std::this_thread::sleep_for(std::chrono::milliseconds(500));
         const auto now = fs::last_write_time(student_file, error);
         if (error || now == last) continue;
         last = now;
-        std::cout << "\n" << paint(terminal, tutor::Style::heading, "── changed: checking again ──") << "\n";
+        std::cout << "\n" << paint(terminal, tutor::Style::heading, "── " + tutor::tr("changed: checking again") + " ──") << "\n";
         round = check_once(exercise, student_file, options, terminal);
         record(info, round, terminal);
-        std::cout << paint(terminal, tutor::Style::dim, "watching " + student_file + " — Ctrl-C to stop") << std::endl;
+        std::cout << paint(terminal, tutor::Style::dim, tutor::trf("watching {1} — Ctrl-C to stop", {student_file})) << std::endl;
     }
 }
 
@@ -215,13 +222,13 @@ int run_progress(const GlobalOptions&, const ProgressOptions&) {
         const bool started = found != progress.end();
         passed += done;
         std::cout << "  " << (done ? paint(terminal, tutor::Style::good, "✓") : started ? paint(terminal, tutor::Style::bad, "✗") : "·")
-                  << " exercise " << exercise.number << "  " << exercise.folder.substr(3)
-                  << (done ? "  passes"
-                           : started ? "  not passing yet (" + std::to_string(found->second.hints_shown.size()) + " hints seen)"
-                                     : "  not started")
+                  << " " << tutor::trf("exercise {1}", {std::to_string(exercise.number)}) << "  " << exercise.folder.substr(3) << "  "
+                  << (done ? tutor::tr("passes")
+                           : started ? tutor::trf("not passing yet ({1} hints seen)", {std::to_string(found->second.hints_shown.size())})
+                                     : tutor::tr("not started"))
                   << "\n";
     }
-    std::cout << passed << " of " << exercises.size() << " exercises pass\n";
+    std::cout << tutor::trf("{1} of {2} exercises pass", {std::to_string(passed), std::to_string(exercises.size())}) << "\n";
     return exit_success;
 }
 

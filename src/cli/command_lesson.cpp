@@ -7,6 +7,7 @@
 #include "attn/error.hpp"
 #include "cli/commands.hpp"
 #include "tutor/exercises.hpp"
+#include "tutor/language.hpp"
 #include "tutor/lesson_report.hpp"
 #include "tutor/lessons.hpp"
 #include "tutor/pager.hpp"
@@ -28,24 +29,25 @@ tutor::TensorView tensor_view(const std::string& show) {
 std::size_t first_step(const tutor::Walkthrough& walkthrough, const LessonOptions& options) {
     if (!options.step) return 0;
     if (const auto step = tutor::find_step(walkthrough, *options.step)) return *step;
-    throw InputError("--step " + std::to_string(*options.step) + ": lesson " + std::to_string(walkthrough.lesson_number) +
-                     " has steps " + std::to_string(walkthrough.steps.front().number) + " to " +
-                     std::to_string(walkthrough.steps.back().number));
+    throw InputError(tutor::trf("--step {1}: lesson {2} has steps {3} to {4}",
+                                {std::to_string(*options.step), std::to_string(walkthrough.lesson_number),
+                                 std::to_string(walkthrough.steps.front().number), std::to_string(walkthrough.steps.back().number)}));
 }
 
 // The totals and the student's next move, after the last step.
 std::string closing(const tutor::Terminal& terminal, const tutor::Walkthrough& walkthrough, const tutor::LessonRun& run) {
     const std::size_t width = terminal.width;
-    std::string out = tutor::step_rule(terminal, "Lesson " + std::to_string(walkthrough.lesson_number) + " checked") + "  " +
-                      tutor::describe_totals(terminal, walkthrough.passed, walkthrough.failed);
-    out += tutor::wrap_words("Every number above was computed by the attn library and compared with the value written in " +
-                                 tutor::display_path(run.document.path, width - 4) + ".",
+    std::string out = tutor::step_rule(terminal, tutor::trf("Lesson {1} checked", {std::to_string(walkthrough.lesson_number)})) +
+                      "  " + tutor::describe_totals(terminal, walkthrough.passed, walkthrough.failed);
+    out += tutor::wrap_words(tutor::trf("Every number above was computed by the attn library and compared with the value written in {1}.",
+                                        {tutor::display_path(run.document.path, width - 4)}),
                              width, "  ", "  ");
     for (const auto& exercise : tutor::list_exercises(tutor::source_directory())) {
         if (exercise.number != walkthrough.lesson_number) continue;
-        out += "\n" + tutor::wrap_words(paint(terminal, tutor::Style::accent, "Your turn:") + " implement this lesson yourself in " +
-                                            tutor::display_path(exercise.student_path, width - 4) + " and check it with `attn exercise " +
-                                            std::to_string(walkthrough.lesson_number) + "`.",
+        out += "\n" + tutor::wrap_words(paint(terminal, tutor::Style::accent, tutor::tr("Your turn:")) + " " +
+                                            tutor::trf("implement this lesson yourself in {1} and check it with `attn exercise {2}`.",
+                                                       {tutor::display_path(exercise.student_path, width - 4),
+                                                        std::to_string(walkthrough.lesson_number)}),
                                         width, "  ", "  ");
     }
     return out;
@@ -62,7 +64,7 @@ int run_lesson(const GlobalOptions& global, const LessonOptions& options) {
     tutor::Terminal terminal = tutor::detect_terminal(request);
     if (options.no_pause || options.screens) terminal.interactive = false;
     const auto lessons = tutor::list_lessons(tutor::lessons_directory(global.lessons_dir));
-    const tutor::LessonInfo& lesson = tutor::find_lesson(lessons, options.lesson);
+    const tutor::LessonInfo lesson = lesson_in_language(tutor::find_lesson(lessons, options.lesson));
     // Everything is computed and checked before the first line is printed: a malformed document
     // stops here with its file and line, not halfway through the class.
     const tutor::LessonRun run = tutor::run_lesson(lesson);
@@ -87,16 +89,17 @@ int run_lesson(const GlobalOptions& global, const LessonOptions& options) {
         return exit_code;
     }
     const tutor::PagerResult result = tutor::run_pager(layout, request, terminal, start);
-    const std::string where = "step " + std::to_string(walkthrough.steps[result.step].number) + " of lesson " +
-                              std::to_string(walkthrough.lesson_number);
+    const std::string step = std::to_string(walkthrough.steps[result.step].number),
+                      lesson_number = std::to_string(walkthrough.lesson_number);
     switch (result.outcome) {
         case tutor::PagerOutcome::finished: std::cout << closing(terminal, walkthrough, run); break;
         case tutor::PagerOutcome::quit:
-            std::cout << "Stopped at " << where << " (q). The lesson's checks: "
+            std::cout << tutor::trf("Stopped at step {1} of lesson {2} (q). The lesson's checks: ", {step, lesson_number})
                       << tutor::describe_totals(terminal, walkthrough.passed, walkthrough.failed);
             break;
         case tutor::PagerOutcome::end_of_input:
-            std::cout << "End of input (Ctrl-D): stopped at " << where << ". The lesson's checks: "
+            std::cout << tutor::trf("End of input (Ctrl-D): stopped at step {1} of lesson {2}. The lesson's checks: ",
+                                    {step, lesson_number})
                       << tutor::describe_totals(terminal, walkthrough.passed, walkthrough.failed);
             break;
     }

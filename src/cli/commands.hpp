@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+namespace attn::tutor {
+struct LessonInfo;
+}
+
 namespace attn::cli {
 
 /// Exit codes, as documented in the README.
@@ -16,7 +20,16 @@ enum ExitCode { exit_success = 0, exit_check_failed = 1, exit_bad_input = 2, exi
 
 struct GlobalOptions {
     std::string lessons_dir;  // empty: $ATTN_LESSONS_DIR, else the source tree's lessons/
+    std::string language;     // --lang en|es; empty: ATTN_LANG, then the locale (tutor/language.hpp)
 };
+
+/// Chooses the language of the commands that speak (lesson, check, list, exercise, progress) and
+/// sets it for the process; a one-line note on stderr when its catalogue is missing.
+void apply_language(const GlobalOptions& global);
+
+/// The lesson as its edition in the chosen language has it (README.es.md) when that exists, else
+/// the English one, with a one-line note on stderr saying so.
+tutor::LessonInfo lesson_in_language(const tutor::LessonInfo& lesson);
 
 struct ListOptions {};
 int run_list(const GlobalOptions& global, const ListOptions& options);

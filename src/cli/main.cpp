@@ -318,6 +318,13 @@ int main(int argc, char** argv) {
     ViewOptions view_options;
     CLI::App* view = setup_view(app, view_options);
 
+    // The commands that speak the tutor's languages (tutor/language.hpp).
+    for (CLI::App* command : {list, lesson, check, exercise, progress}) {
+        command->add_option("--lang", global.language,
+                            "Language of the lesson, the hints and the tutor's messages: en or es (default: $ATTN_LANG, "
+                            "else the locale: LC_ALL, LC_MESSAGES, LANG starting with es; else en)");
+    }
+
     if (argc <= 1) {
         std::cout << app.help();
         return exit_bad_input;
@@ -346,6 +353,7 @@ int main(int argc, char** argv) {
     }
 
     try {
+        if (*list || *lesson || *check || *exercise || *progress) apply_language(global);
         if (*list) return run_list(global, list_options);
         if (*lesson) return run_lesson(global, lesson_options);
         if (*check) return run_check(global, check_options);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tutor/language.hpp"
+
 namespace attn::exercises {
 
 std::vector<DynamicTensor> StepSelection::pick(const std::vector<DynamicTensor>& all) const {
@@ -58,10 +60,10 @@ double overflowing_scale(const DynamicTensor& scores) {
 
 const std::vector<EncoderDecoderShape>& encoder_decoder_shapes() {
     static const std::vector<EncoderDecoderShape> shapes = {
-        {"random inputs, B = 3, S = 5, H = 4 (compared with the library)", 3, 5, 4, 1, false},
-        {"a batch of one, B = 1, S = 4, H = 3", 1, 4, 3, 2, false},
-        {"a single source position, B = 2, S = 1, H = 5", 2, 1, 5, 3, false},
-        {"scores in the hundreds, B = 2, S = 4, H = 3 (e^score overflows without the maximum subtracted)", 2, 4, 3, 4, true},
+        {N_("random inputs, B = 3, S = 5, H = 4 (compared with the library)"), 3, 5, 4, 1, false},
+        {N_("a batch of one, B = 1, S = 4, H = 3"), 1, 4, 3, 2, false},
+        {N_("a single source position, B = 2, S = 1, H = 5"), 2, 1, 5, 3, false},
+        {N_("scores in the hundreds, B = 2, S = 4, H = 3 (e^score overflows without the maximum subtracted)"), 2, 4, 3, 4, true},
     };
     return shapes;
 }
@@ -77,13 +79,13 @@ Case make_case(std::string name, std::string call, NamedTensors inputs, const St
 }
 
 KnownMistake softmax_over_batch_mistake() {
-    return {"softmax_over_batch", "the softmax ran over the batch axis (dim=0) instead of over the source positions (dim=1): "
-                                  "each row of weights must sum to 1."};
+    return {"softmax_over_batch", tutor::tr("the softmax ran over the batch axis (dim=0) instead of over the source positions (dim=1): "
+                                     "each row of weights must sum to 1.")};
 }
 
 KnownMistake unshifted_softmax_mistake(const std::string& remedy) {
-    return {"unshifted_softmax", "your softmax computes e^score without subtracting the row's maximum first: with scores in "
-                                 "the hundreds e^score overflows to ∞, and ∞ / ∞ is NaN. " + remedy};
+    return {"unshifted_softmax", tutor::tr("your softmax computes e^score without subtracting the row's maximum first: with scores in "
+                                    "the hundreds e^score overflows to ∞, and ∞ / ∞ is NaN.") + " " + remedy};
 }
 
 std::vector<std::string> prefixed(const std::string& prefix, const std::vector<std::string>& names) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "exercise_case.hpp"
+#include "tutor/language.hpp"  // tr() and N_() for the cases' names and the mistakes' explanations
 #include "tutor/lesson_document.hpp"
 
 namespace attn::exercises {

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "attn/shape.hpp"
+#include "tutor/language.hpp"
 
 namespace attn::exercises {
 
@@ -141,25 +142,29 @@ Diagnosis diagnose(const Exercise& exercise, const std::vector<CaseOutcome>& out
         }
         if (named.size() == 1) {
             diagnosis.mistake = named[0]->id;
-            diagnosis.message = "Your numbers match a classic mistake in every case that can tell it apart: " + named[0]->explanation;
+            diagnosis.message =
+                tutor::tr("Your numbers match a classic mistake in every case that can tell it apart:") + " " + named[0]->explanation;
             return diagnosis;
         }
     }
     if (every_case_has_numbers && looks_like_float_precision(exercise, outcomes)) {
         diagnosis.float_precision = true;
-        diagnosis.message = "Every difference is within a millionth of the values' size: this looks like float (single) "
-                            "precision. The exercise computes in double: use double for every sum, product and temporary.";
+        diagnosis.message = tutor::tr("Every difference is within a millionth of the values' size: this looks like float (single) "
+                                      "precision. The exercise computes in double: use double for every sum, product and temporary.");
         return diagnosis;
     }
     const tutor::Comparison& comparison = first_failed->comparisons[failed_step];
-    std::string where = "The first step that differs is '" + diagnosis.failing_step + "' in case \"" + failed_case->name + "\"";
+    std::string where;
     if (!comparison.shapes_match) {
-        where += ": its shape is " + shape_string(comparison.got_shape) + ", expected " + shape_string(comparison.expected_shape) + ".";
+        where = tutor::trf("The first step that differs is '{1}' in case \"{2}\": its shape is {3}, expected {4}.",
+                           {diagnosis.failing_step, failed_case->name, shape_string(comparison.got_shape),
+                            shape_string(comparison.expected_shape)});
     } else {
-        where += ", first at " + index_text(comparison.worst) + ": expected " + number_text(comparison.worst_expected) +
-                 ", got " + number_text(comparison.worst_got) + ".";
+        where = tutor::trf("The first step that differs is '{1}' in case \"{2}\", first at {3}: expected {4}, got {5}.",
+                           {diagnosis.failing_step, failed_case->name, index_text(comparison.worst),
+                            number_text(comparison.worst_expected), number_text(comparison.worst_got)});
     }
-    diagnosis.message = (every_case_has_numbers ? "No classic mistake explains your numbers in every case. " : "") + where;
+    diagnosis.message = (every_case_has_numbers ? tutor::tr("No classic mistake explains your numbers in every case.") + " " : "") + where;
     return diagnosis;
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "tutor/language.hpp"
+
 namespace attn::exercises {
 
 namespace {
@@ -36,11 +38,11 @@ std::string readable_exception(const std::string& type, const std::string& what)
     const std::string marker = "check failed\n\t";
     const auto at = message.find(marker);
     if (at != std::string::npos) {
-        return "your code read or wrote outside a tensor: " + message.substr(at + marker.size()) +
-               " (xtensor's bounds check; indices run from 0 to size − 1)";
+        return tutor::trf("your code read or wrote outside a tensor: {1} (xtensor's bounds check; indices run from 0 to size − 1)",
+                          {message.substr(at + marker.size())});
     }
-    std::string text = "your code threw " + type + (message.empty() ? "" : ": " + message);
-    if (type == "std::bad_alloc") text += " (it ran out of memory: is a size wrong?)";
+    std::string text = tutor::trf("your code threw {1}", {type}) + (message.empty() ? "" : ": " + message);
+    if (type == "std::bad_alloc") text += " " + tutor::tr("(it ran out of memory: is a size wrong?)");
     return text;
 }
 
@@ -59,45 +61,48 @@ CaseOutcome failure_outcome(wire::Decoder& in, bool& internal_error) {
             break;
         case wire::FailureKind::other_exception:
             outcome.status = CaseOutcome::Status::threw;
-            outcome.message = "your code threw a value of type " + type +
-                              ", which is not a std::exception (`throw 42;`?): throw std::runtime_error(\"…\") to say what went wrong";
+            outcome.message = tutor::trf("your code threw a value of type {1}, which is not a std::exception (`throw 42;`?): "
+                                         "throw std::runtime_error(\"…\") to say what went wrong",
+                                         {type});
             break;
         default:
             internal_error = true;
             outcome.status = CaseOutcome::Status::threw;
-            outcome.message = "the checker and your program disagree about this case: " + what + " (a bug of attn, please report it)";
+            outcome.message = tutor::trf("the checker and your program disagree about this case: {1} (a bug of attn, please report it)", {what});
     }
     return outcome;
 }
 
 // The sentence about a program that ended or crashed inside `function` in case `name`.
 std::string ended_sentence(const Sandbox& program, const std::string& name, const std::string& function) {
-    const std::string where = name.empty() ? "before its first case" : "in case \"" + name + "\"" +
-                                                                           (function.empty() ? "" : ", inside " + function);
+    const std::string where = name.empty()       ? tutor::tr("before its first case")
+                              : function.empty() ? tutor::trf("in case \"{1}\"", {name})
+                                                 : tutor::trf("in case \"{1}\", inside {2}", {name, function});
     const std::string output = program.output();
     if (output.find("out-of-memory") != std::string::npos || output.find("allocation-size-too-big") != std::string::npos ||
         output.find("RSS limit exceeded") != std::string::npos) {
-        return "your code ran out of memory " + where + ": is a size wrong, or does a loop keep allocating?";
+        return tutor::trf("your code ran out of memory {1}: is a size wrong, or does a loop keep allocating?", {where});
     }
     const auto undefined = output.find(": runtime error: ");
     if (undefined != std::string::npos) {
         const std::size_t start = undefined + 17, end = output.find('\n', start);
-        return "your code crashed (undefined behaviour: " +
-               output.substr(start, end == std::string::npos ? std::string::npos : end - start) + ") " + where +
-               ". The report below names the line.";
+        return tutor::trf("your code crashed (undefined behaviour: {1}) {2}. The report below names the line.",
+                          {output.substr(start, end == std::string::npos ? std::string::npos : end - start), where});
     }
     const auto asan = output.find("ERROR: AddressSanitizer: ");
     if (asan != std::string::npos) {
         const std::size_t start = asan + 25, end = output.find_first_of(" \n", start);
         std::string kind = output.substr(start, end == std::string::npos ? std::string::npos : end - start);
-        if (kind == "SEGV") kind = "segmentation fault: a read or write at an address that is not yours";
+        if (kind == "SEGV") kind = tutor::tr("segmentation fault: a read or write at an address that is not yours");
         if (kind == "ABRT") kind = "abort";
-        if (kind == "heap-buffer-overflow" || kind == "stack-buffer-overflow") kind += ": a read or write past the end of a tensor or array";
-        return "your code crashed (" + kind + ") " + where + ". AddressSanitizer's report below names the line.";
+        if (kind == "heap-buffer-overflow" || kind == "stack-buffer-overflow")
+            kind += ": " + tutor::tr("a read or write past the end of a tensor or array");
+        return tutor::trf("your code crashed ({1}) {2}. AddressSanitizer's report below names the line.", {kind, where});
     }
-    if (program.signal() != 0) return "your code crashed (" + program.how_it_ended() + ") " + where + ".";
-    return "your program ended (" + program.how_it_ended() + ") " + where +
-           ", before reporting its results: does your code call exit() or abort()? A case counts only when its results arrive.";
+    if (program.signal() != 0) return tutor::trf("your code crashed ({1}) {2}.", {program.how_it_ended(), where});
+    return tutor::trf("your program ended ({1}) {2}, before reporting its results: does your code call exit() or abort()? "
+                      "A case counts only when its results arrive.",
+                      {program.how_it_ended(), where});
 }
 
 }  // namespace
@@ -124,15 +129,17 @@ RunReport run_cases(const Exercise& exercise, const std::string& program, const 
 
     auto stop = [&](const Sandbox::Event& event, const std::string& name, const std::string& function) {
         if (event.kind == Sandbox::Event::Kind::timed_out) {
-            report.stopped = "your code did not finish within " + limit_text +
-                             (name.empty() ? " (and 5 s more) of starting: does a global's constructor loop?"
-                                           : " in case \"" + name + "\"" + (function.empty() ? "" : ", inside " + function)) +
-                             " (an endless loop?), and was stopped. A loop counting down with an unsigned counter "
-                             "(std::size_t s; s >= 0; --s) never ends: s >= 0 is always true. `--time-limit S` allows more time.";
+            const std::string where = name.empty() ? tutor::tr("(and 5 s more) of starting: does a global's constructor loop?")
+                                      : function.empty() ? tutor::trf("in case \"{1}\"", {name})
+                                                         : tutor::trf("in case \"{1}\", inside {2}", {name, function});
+            report.stopped = tutor::trf("your code did not finish within {1} {2} (an endless loop?), and was stopped. A loop "
+                                        "counting down with an unsigned counter (std::size_t s; s >= 0; --s) never ends: s >= 0 "
+                                        "is always true. `--time-limit S` allows more time.",
+                                        {limit_text, where});
         } else if (event.kind == Sandbox::Event::Kind::protocol_error) {
-            report.stopped = "your program wrote something the checker cannot read on its report channel (" + event.detail +
-                             ") " + (name.empty() ? "before its first case" : "in case \"" + name + "\"") +
-                             ": does your code write to file descriptor 4, or close it?";
+            report.stopped = tutor::trf("your program wrote something the checker cannot read on its report channel ({1}) {2}: "
+                                        "does your code write to file descriptor 4, or close it?",
+                                        {event.detail, name.empty() ? tutor::tr("before its first case") : tutor::trf("in case \"{1}\"", {name})});
         } else {
             report.stopped = ended_sentence(sandbox, name, function);
         }

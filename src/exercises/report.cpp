@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "attn/shape.hpp"
+#include "tutor/language.hpp"
 #include "sandbox.hpp"
 #include "tutor/tensor_format.hpp"
 
@@ -30,13 +31,13 @@ std::string same_when_rounded(const tutor::Comparison& comparison) {
     if (!comparison.shapes_match || std::string(expected) != got) return "";
     std::snprintf(expected, sizeof expected, "%.17g", comparison.worst_expected);
     std::snprintf(got, sizeof got, "%.17g", comparison.worst_got);
-    return std::string(" — in full: expected ") + expected + ", got " + got;
+    return " — " + tutor::trf("in full: expected {1}, got {2}", {expected, got});
 }
 
 }  // namespace
 
 void print_heading(std::ostream& out, const tutor::Terminal& terminal, const Exercise& exercise) {
-    out << paint(terminal, Style::heading, "Exercise " + std::to_string(exercise.number) + " · " + exercise.title) << "\n";
+    out << paint(terminal, Style::heading, tutor::trf("Exercise {1}", {std::to_string(exercise.number)}) + " · " + exercise.title) << "\n";
 }
 
 void print_case(std::ostream& out, const tutor::Terminal& terminal, const Case& c, const CaseOutcome& outcome,
@@ -45,10 +46,10 @@ void print_case(std::ostream& out, const tutor::Terminal& terminal, const Case& 
     out << "\n  " << paint(terminal, Style::bold, c.name) << "\n";
     switch (outcome.status) {
         case CaseOutcome::Status::not_run:
-            out << "  · not run\n";
+            out << "  · " << tutor::tr("not run") << "\n";
             break;
         case CaseOutcome::Status::not_implemented:
-            out << "  " << bad << " " << (not_implemented_shown ? "not implemented yet" : printable(outcome.message)) << "\n";
+            out << "  " << bad << " " << (not_implemented_shown ? tutor::tr("not implemented yet") : printable(outcome.message)) << "\n";
             not_implemented_shown = true;
             break;
         case CaseOutcome::Status::threw:
@@ -64,12 +65,12 @@ void print_case(std::ostream& out, const tutor::Terminal& terminal, const Case& 
                     continue;
                 }
                 out << "  " << bad << " " << name << ": " << comparison.summary() << same_when_rounded(comparison) << "\n"
-                    << "    expected:\n" << indent(tutor::format_like_pytorch(c.expected[k].value), "      ") << "\n";
+                    << "    " << tutor::tr("expected:") << "\n" << indent(tutor::format_like_pytorch(c.expected[k].value), "      ") << "\n";
                 const auto got = outcome.got.find(name);
                 if (got != outcome.got.end() && got->second.size() <= 4096) {
-                    out << "    got:\n" << indent(tutor::format_like_pytorch(got->second), "      ") << "\n";
+                    out << "    " << tutor::tr("got:") << "\n" << indent(tutor::format_like_pytorch(got->second), "      ") << "\n";
                 } else if (got != outcome.got.end()) {
-                    out << "    got: a tensor of shape " << shape_string(comparison.got_shape) << "\n";
+                    out << "    " << tutor::trf("got: a tensor of shape {1}", {shape_string(comparison.got_shape)}) << "\n";
                 }
             }
             break;
@@ -80,13 +81,13 @@ void print_case(std::ostream& out, const tutor::Terminal& terminal, const Case& 
 void print_ending(std::ostream& out, const tutor::Terminal& terminal, const RunReport& run, const Diagnosis& diagnosis) {
     if (!run.stopped.empty()) out << "\n" << paint(terminal, Style::bad, "✗ " + run.stopped) << "\n";
     if (!run.output.empty()) {
-        out << "\n" << paint(terminal, Style::dim, "Your program printed:") << "\n" << indent(printable(run.output), "  | ") << "\n";
+        out << "\n" << paint(terminal, Style::dim, tutor::tr("Your program printed:")) << "\n" << indent(printable(run.output), "  | ") << "\n";
     }
     if (!diagnosis.message.empty()) out << "\n  → " << paint(terminal, Style::accent, diagnosis.message) << "\n";
     const std::size_t passed = run.count(CaseOutcome::Status::passed), not_run = run.count(CaseOutcome::Status::not_run);
     const std::size_t failed = run.outcomes.size() - passed - not_run;
-    std::string totals = std::to_string(passed) + " passed, " + std::to_string(failed) + " failed";
-    if (not_run > 0) totals += ", " + std::to_string(not_run) + " not run";
+    std::string totals = tutor::trf("{1} passed, {2} failed", {std::to_string(passed), std::to_string(failed)});
+    if (not_run > 0) totals += ", " + tutor::trf("{1} not run", {std::to_string(not_run)});
     out << "\n" << paint(terminal, run.passed() ? Style::good : Style::bad, totals) << "\n" << std::flush;
 }
 

@@ -438,7 +438,9 @@ std::string Sandbox::how_it_ended() const {
 // ---------------------------------------------------------------------------------------------
 
 CapturedRun run_captured(const std::vector<std::string>& arguments, double seconds) {
-    const Child child = spawn(arguments, {}, nullptr);
+    // LANGUAGE emptied: the language attn speaks (tutor/language.hpp sets it) must not turn the
+    // compiler's and the linker's messages, which student_build reads, into another language.
+    const Child child = spawn(arguments, {"LANGUAGE="}, nullptr);
     Sandbox::SignalGuard guard(child.pid);
     CappedOutput output(64 * 1024, 64 * 1024);
     const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>(seconds * 1000));

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "attn/shape.hpp"
+#include "tutor/language.hpp"
 
 namespace attn::tutor {
 
@@ -79,15 +80,16 @@ Comparison compare(const DynamicTensor& expected, const DynamicTensor& got, cons
 
 std::string Comparison::summary() const {
     if (!shapes_match) {
-        return "shape differs: expected " + shape_string(expected_shape) + ", got " + shape_string(got_shape);
+        return trf("shape differs: expected {1}, got {2}", {shape_string(expected_shape), shape_string(got_shape)});
     }
     std::size_t count = 1;
     for (std::size_t size : expected_shape) count *= size;
     std::string text = "max |Δ| " + format_difference(max_abs_difference);
-    if (passed) return text + " over " + std::to_string(count) + " values";
-    return text + " · " + std::to_string(mismatches) + " of " + std::to_string(count) + " values differ; first at " +
-           index_string(worst) + ": expected " + number(worst_expected) + ", got " + number(worst_got) +
-           " (allowed ±" + number(worst_allowed) + ")";
+    if (passed) return text + " " + trf("over {1} values", {std::to_string(count)});
+    return text + " · " +
+           trf("{1} of {2} values differ; first at {3}: expected {4}, got {5} (allowed ±{6})",
+               {std::to_string(mismatches), std::to_string(count), index_string(worst), number(worst_expected),
+                number(worst_got), number(worst_allowed)});
 }
 
 }  // namespace attn::tutor

@@ -6,6 +6,7 @@
 
 #include "attn/shape.hpp"
 #include "tutor/heatmap.hpp"
+#include "tutor/language.hpp"
 #include "tutor/tensor_format.hpp"
 #include "tutor/text_layout.hpp"
 
@@ -39,16 +40,16 @@ std::string normalized(const std::string& text) {
 }
 
 std::string example_suffix(const LessonBlock& block) {
-    return block.example == "main" ? "" : " [example " + block.example + "]";
+    return block.example == "main" ? "" : " [" + trf("example {1}", {block.example}) + "]";
 }
 
 constexpr std::size_t tensor_indent = 2, expected_indent = 4;
 
 // "✓ name: expected (README.md:12) = got · max |Δ| …" in lines of the width, indented under the
-// mark; "max |Δ|" and "(README.md:12)" are never split.
+// mark; "max |Δ|" and "(README.md:12)" are never split, nor "over N" (Spanish: "sobre N").
 std::string check_line(const std::string& text, std::size_t width) {
     std::string words = text;
-    for (const std::string& phrase : {std::string("max |Δ|"), std::string("over ")}) {
+    for (const std::string& phrase : {std::string("max |Δ|"), std::string("over "), std::string("sobre ")}) {
         for (std::size_t at = words.find(phrase); at != std::string::npos; at = words.find(phrase, at + 1)) {
             words[at + phrase.find(' ')] = unbreakable_space;
         }
@@ -103,26 +104,26 @@ std::string describe_check(const Terminal& terminal, const LessonRun& run, const
     };
     std::string text;
     if (check.comparison.passed) {
-        text = check_line(paint(terminal, Style::good, "✓") + " " + block.name + example_suffix(block) + ": expected (" + where +
-                              ") = got · " + check.comparison.summary(),
+        text = check_line(paint(terminal, Style::good, "✓") + " " + block.name + example_suffix(block) + ": " +
+                              trf("expected ({1}) = got", {where}) + " · " + check.comparison.summary(),
                           terminal.width);
         // Equal within the written digits but printed differently (a rounding boundary, or a
         // document written with more digits): show what the document says too.
         if (normalized(block.text) != normalized(format_like_pytorch(check.got))) {
-            text += fit_to_width("    expected, as written in the document:", terminal.width) + "\n" + as_written(block.text);
+            text += fit_to_width("    " + tr("expected, as written in the document:"), terminal.width) + "\n" + as_written(block.text);
         }
         return text;
     }
-    text = check_line(paint(terminal, Style::bad, "✗") + " " + block.name + example_suffix(block) + " differs from the document (" +
-                          where + "): " + check.comparison.summary(),
+    text = check_line(paint(terminal, Style::bad, "✗") + " " + block.name + example_suffix(block) + " " +
+                          trf("differs from the document ({1}):", {where}) + " " + check.comparison.summary(),
                       terminal.width);
-    text += fit_to_width("    expected, as written in the document:", terminal.width) + "\n" + as_written(block.text);
-    text += "    got:\n" + indent_lines(format_to_fit(check.got, expected_indent, terminal.width), std::string(expected_indent, ' '));
+    text += fit_to_width("    " + tr("expected, as written in the document:"), terminal.width) + "\n" + as_written(block.text);
+    text += "    " + tr("got:") + "\n" + indent_lines(format_to_fit(check.got, expected_indent, terminal.width), std::string(expected_indent, ' '));
     return text;
 }
 
 std::string describe_totals(const Terminal& terminal, std::size_t passed, std::size_t failed) {
-    const std::string line = std::to_string(passed) + " passed, " + std::to_string(failed) + " failed";
+    const std::string line = trf("{1} passed, {2} failed", {std::to_string(passed), std::to_string(failed)});
     return paint(terminal, failed == 0 ? Style::good : Style::bad, line) + "\n";
 }
 

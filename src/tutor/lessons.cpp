@@ -10,6 +10,7 @@
 #include "attn/files.hpp"
 #include "attn/printable.hpp"
 #include "attn/shape.hpp"
+#include "tutor/language.hpp"
 
 #ifndef ATTN_DEFAULT_LESSONS_DIR
 #define ATTN_DEFAULT_LESSONS_DIR "lessons"
@@ -98,13 +99,13 @@ std::string read_title(const std::string& path) {
     try {
         text = read_input_file(path, max_lesson_document_bytes, "the lesson document");
     } catch (const InputError&) {
-        return "(unreadable; attn check names the problem)";
+        return tr("(unreadable; attn check names the problem)");
     }
     std::istringstream lines(text);
     for (std::string line; std::getline(lines, line);) {
         if (line.rfind("# ", 0) == 0) return printable_text(line.substr(2));
     }
-    return "(untitled)";
+    return tr("(untitled)");
 }
 
 }  // namespace
@@ -143,6 +144,17 @@ std::vector<LessonInfo> list_lessons(const std::string& directory) {
 std::string edition_path(const LessonInfo& lesson, const std::string& language) {
     if (language == "en") return lesson.document_path;
     return (std::filesystem::path(lesson.document_path).parent_path() / ("README." + language + ".md")).string();
+}
+
+std::optional<LessonInfo> lesson_edition(const LessonInfo& lesson, const std::string& language) {
+    if (language == "en") return lesson;
+    const std::string path = edition_path(lesson, language);
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error)) return std::nullopt;
+    LessonInfo edition = lesson;
+    edition.document_path = path;
+    edition.title = read_title(path);
+    return edition;
 }
 
 const LessonInfo& find_lesson(const std::vector<LessonInfo>& lessons, const std::string& number_or_slug) {

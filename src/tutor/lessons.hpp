@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,10 @@ std::vector<LessonInfo> list_lessons(const std::string& directory);
 /// beside it (README.es.md, the Spanish edition). The file need not exist. Both editions hold the
 /// same attn blocks in the same steps (tests/test_lesson_editions.cpp); only the prose differs.
 std::string edition_path(const LessonInfo& lesson, const std::string& language);
+
+/// `lesson` as its edition in `language` has it (document_path and title from that file); empty
+/// when that edition does not exist. For "en", `lesson` itself.
+std::optional<LessonInfo> lesson_edition(const LessonInfo& lesson, const std::string& language);
 
 /// A lesson by number ("1", "01") or slug ("dot-product"); InputError listing the lessons otherwise.
 const LessonInfo& find_lesson(const std::vector<LessonInfo>& lessons, const std::string& number_or_slug);

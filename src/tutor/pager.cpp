@@ -6,6 +6,7 @@
 
 #include "tutor/key_input.hpp"
 #include "tutor/screens.hpp"
+#include "tutor/language.hpp"
 
 namespace attn::tutor {
 
@@ -45,8 +46,9 @@ void go_to_typed_step(PagerState& state) {
     if (const auto step = find_step(state.walkthrough, number)) {
         state.index = first_screen_of_step(state.screens, *step);
     } else {
-        state.message = "There is no step " + state.digits + " (steps " + std::to_string(state.walkthrough.steps.front().number) +
-                        " to " + std::to_string(state.walkthrough.steps.back().number) + ").";
+        state.message = trf("There is no step {1} (steps {2} to {3}).",
+                            {state.digits, std::to_string(state.walkthrough.steps.front().number),
+                             std::to_string(state.walkthrough.steps.back().number)});
     }
 }
 
@@ -67,7 +69,7 @@ bool type_step_number(PagerState& state, const Key& key) {
 }
 
 std::string status_message(const PagerState& state) {
-    if (state.typing_step) return "Go to step: " + state.digits + "_   (Enter: go · Esc: cancel)";
+    if (state.typing_step) return trf("Go to step: {1}_   (Enter: go · Esc: cancel)", {state.digits});
     return state.message;
 }
 
@@ -99,7 +101,7 @@ PagerResult run_pager(const WalkthroughLayout& layout, const TerminalRequest& re
             case KeyKind::previous:
             case KeyKind::backspace:
                 if (state.index > 0) --state.index;
-                else state.message = "This is the first screen.";
+                else state.message = tr("This is the first screen.");
                 continue;
             case KeyKind::resized: {
                 // Measure the window again (unless --width and --height fixed the size).
@@ -119,14 +121,14 @@ PagerResult run_pager(const WalkthroughLayout& layout, const TerminalRequest& re
             ++state.index;
         } else if (c == 'b' || c == 'B') {
             if (state.index > 0) --state.index;
-            else state.message = "This is the first screen.";
+            else state.message = tr("This is the first screen.");
         } else if (c == 'q' || c == 'Q') {
             return {PagerOutcome::quit, step};
         } else if (c == 'g' || c == 'G' || std::isdigit(static_cast<unsigned char>(c))) {
             state.typing_step = true;
             state.digits = std::isdigit(static_cast<unsigned char>(c)) ? std::string(1, c) : "";
         } else {
-            state.message = "Keys: Enter or space: next · b: back · g N Enter: go to step N · q: quit";
+            state.message = tr("Keys: Enter or space: next · b: back · g N Enter: go to step N · q: quit");
         }
     }
 }

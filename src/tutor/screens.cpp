@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tutor/text_layout.hpp"
+#include "tutor/language.hpp"
 
 namespace attn::tutor {
 
@@ -149,15 +150,15 @@ std::string status_bar(const Walkthrough& walkthrough, const Screen& screen, con
                        const std::string& message) {
     const std::size_t width = terminal.width - 1;  // the last column of the last row is left alone
     const WalkStep& step = walkthrough.steps[screen.step];
-    const std::string where = "step " + std::to_string(step.number) + " · " + std::to_string(screen.page + 1) + "/" +
-                              std::to_string(screen.pages) + " ";
+    const std::string where =
+        trf("step {1} · {2}/{3}", {std::to_string(step.number), std::to_string(screen.page + 1), std::to_string(screen.pages)}) + " ";
     std::string left;
     if (!message.empty()) {
         left = " " + message;
     } else {
-        for (const char* controls : {" Enter/space: next · b: back · g N: go to step · q: quit", " Enter: next · b: back · g N: step · q: quit",
-                                     " Enter · b · g N · q"}) {
-            left = controls;
+        for (const std::string& controls : {tr("Enter/space: next · b: back · g N: go to step · q: quit"),
+                                            tr("Enter: next · b: back · g N: step · q: quit"), std::string("Enter · b · g N · q")}) {
+            left = " " + controls;
             if (visible_width(left) + 1 + visible_width(where) <= width) break;
         }
     }

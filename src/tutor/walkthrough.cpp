@@ -7,6 +7,7 @@
 #include "tutor/markdown.hpp"
 #include "tutor/markdown_inline.hpp"
 #include "tutor/text_layout.hpp"
+#include "tutor/language.hpp"
 
 namespace attn::tutor {
 
@@ -25,14 +26,19 @@ std::string plain_heading(const std::string& heading) {
     return text;
 }
 
-// 4 for "Step 4 — Context" (also "Step 4. …", "Step 4: …"); -1 otherwise.
+// 4 for "Step 4 — Context" (also "Step 4. …", "Step 4: …", and the Spanish edition's
+// "Paso 4 — Contexto"); -1 otherwise.
 int step_number_in(const std::string& title) {
-    if (title.rfind("Step ", 0) != 0) return -1;
-    std::size_t end = 5;
-    while (end < title.size() && std::isdigit(static_cast<unsigned char>(title[end])) && end < 12) ++end;
-    if (end == 5) return -1;
-    if (end < title.size() && title[end] != ' ' && title[end] != '.' && title[end] != ':') return -1;
-    return std::stoi(title.substr(5, end - 5));
+    for (const std::string word : {"Step ", "Paso "}) {
+        if (title.rfind(word, 0) != 0) continue;
+        const std::size_t start = word.size();
+        std::size_t end = start;
+        while (end < title.size() && std::isdigit(static_cast<unsigned char>(title[end])) && end < start + 7) ++end;
+        if (end == start) return -1;
+        if (end < title.size() && title[end] != ' ' && title[end] != '.' && title[end] != ':') return -1;
+        return std::stoi(title.substr(start, end - start));
+    }
+    return -1;
 }
 
 // A tensor block as the class sees it: its title, then its print, its heat map or both.
@@ -56,7 +62,7 @@ Walkthrough build_walkthrough(const LessonRun& run, const Terminal& terminal, Te
     const auto& sections = run.document.sections;
     for (std::size_t s = 0; s < sections.size(); ++s) {
         WalkStep step;
-        step.title = plain_heading(s == 0 ? "Introduction" : sections[s].heading);
+        step.title = plain_heading(s == 0 ? tr("Introduction") : sections[s].heading);
         const int written = step_number_in(step.title);
         step.number = written >= 0 ? written : static_cast<int>(s);
         for (const auto& segment : sections[s].segments) {
@@ -69,7 +75,7 @@ Walkthrough build_walkthrough(const LessonRun& run, const Terminal& terminal, Te
             }
             const LessonBlock& block = run.document.blocks[static_cast<std::size_t>(segment.block)];
             if (block.kind == LessonBlock::Kind::input) {
-                step.parts.push_back({true, tensor_part(terminal, "input ", block, block.literal.tensor, view)});
+                step.parts.push_back({true, tensor_part(terminal, tr("input") + " ", block, block.literal.tensor, view)});
                 continue;
             }
             const CheckResult* check = run.check_for_block(segment.block);

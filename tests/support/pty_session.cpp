@@ -64,6 +64,7 @@ PtySession::PtySession(const std::string& program, const std::vector<std::string
         ::unsetenv("COLORFGBG");
         ::unsetenv("NO_COLOR");
         ::setenv("TERM", "xterm-256color", 1);
+        ::setenv("ATTN_LANG", "en", 1);  // English whatever the machine's locale, unless the test says
         for (const auto& [name, value] : environment) ::setenv(name.c_str(), value.c_str(), 1);
         std::vector<char*> argv{const_cast<char*>(program.c_str())};
         for (const auto& argument : arguments) argv.push_back(const_cast<char*>(argument.c_str()));

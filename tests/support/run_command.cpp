@@ -92,6 +92,9 @@ CommandResult run_attn(const std::vector<std::string>& arguments, const std::map
                        int timeout_seconds) {
     std::map<std::string, std::string> with_defaults = environment;
     with_defaults.emplace("NO_COLOR", "1");
+    // English unless a test asks for another language: the suite's expectations do not depend on
+    // the locale of the machine that runs it (tutor/language.hpp).
+    with_defaults.emplace("ATTN_LANG", "en");
     return run_command(attn_program(), arguments, with_defaults, timeout_seconds);
 }
 

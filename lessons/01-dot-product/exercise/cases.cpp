@@ -43,7 +43,7 @@ Case random_case(const EncoderDecoderShape& shape) {
     Matrix decoder_output = draw.normal<Matrix>({shape.B, shape.H});
     if (shape.overflowing) decoder_output *= overflowing_scale(dot_attention(encoder_outputs, decoder_output).scores);
     const AttentionStep right = dot_attention(encoder_outputs, decoder_output);
-    return exercise_case(shape.name, encoder_outputs, decoder_output, right, all_steps(step_names, values_of(right)),
+    return exercise_case(tutor::tr(shape.name), encoder_outputs, decoder_output, right, all_steps(step_names, values_of(right)),
                          {1e-9, 1e-9});
 }
 
@@ -52,20 +52,20 @@ Case random_case(const EncoderDecoderShape& shape) {
 Exercise exercise01(const std::string& source) {
     Exercise e;
     e.number = 1;
-    e.title = "dot-product attention";
+    e.title = tutor::tr("dot-product attention");
     e.practised = "attn::dot_attention";
     e.mistakes = {
         softmax_over_batch_mistake(),
-        {"without_softmax", "the raw scores were used as weights: the softmax step is missing."},
-        {"weights_all_one", "every weight is 1: the softmax ran over an axis of size one, lesson 1's `.squeeze()` trap "
+        {"without_softmax", tutor::tr("the raw scores were used as weights: the softmax step is missing.")},
+        {"weights_all_one", tutor::tr("every weight is 1: the softmax ran over an axis of size one, lesson 1's `.squeeze()` trap "
                             "(a (1, S) tensor softmaxed over dim 0). Take it along each row of scores, over the S source "
-                            "positions."},
-        unshifted_softmax_mistake("Subtract each row's maximum before exponentiating; it changes nothing else."),
+                            "positions.")},
+        unshifted_softmax_mistake(tutor::tr("Subtract each row's maximum before exponentiating; it changes nothing else.")),
     };
     const auto document = tutor::read_lesson_document(source + "/lessons/01-dot-product/README.md");
     e.cases = {
-        document_case(document, "the lesson's worked example (expected values from the lesson document)", "main"),
-        document_case(document, "the lesson's batch of one, where the `.squeeze()` trap shows (its context)", "one"),
+        document_case(document, tutor::tr("the lesson's worked example (expected values from the lesson document)"), "main"),
+        document_case(document, tutor::tr("the lesson's batch of one, where the `.squeeze()` trap shows (its context)"), "one"),
     };
     for (const auto& shape : encoder_decoder_shapes()) e.cases.push_back(random_case(shape));
     return e;

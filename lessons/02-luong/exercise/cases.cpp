@@ -49,7 +49,7 @@ Case random_case(const EncoderDecoderShape& shape) {
     const Matrix W_a = draw.normal<Matrix>({H, H});
     if (shape.overflowing) decoder_output *= overflowing_scale(luong_general_attention(encoder_outputs, decoder_output, W_a).scores);
     const LuongGeneralStep right = luong_general_attention(encoder_outputs, decoder_output, W_a);
-    return exercise_case(shape.name, encoder_outputs, decoder_output, W_a, right, all_steps(step_names, values_of(right)),
+    return exercise_case(tutor::tr(shape.name), encoder_outputs, decoder_output, W_a, right, all_steps(step_names, values_of(right)),
                          {1e-9, 1e-9});
 }
 
@@ -58,21 +58,21 @@ Case random_case(const EncoderDecoderShape& shape) {
 Exercise exercise02(const std::string& source) {
     Exercise e;
     e.number = 2;
-    e.title = "Luong attention, general score";
+    e.title = tutor::tr("Luong attention, general score");
     e.practised = "attn::luong_general_attention";
     e.mistakes = {
-        {"weight_transposed", "W where Wᵀ was meant: encoder_outputs @ W_a computes h̄_sᵀ W_a h_t (the seed's first "
+        {"weight_transposed", tutor::tr("W where Wᵀ was meant: encoder_outputs @ W_a computes h̄_sᵀ W_a h_t (the seed's first "
                               "LuAttention), but W_a is stored as nn.Linear stores it, so projected[i] = Σ_j W_a[i, j] · "
-                              "h̄_s[j] (row i of W_a)."},
+                              "h̄_s[j] (row i of W_a).")},
         softmax_over_batch_mistake(),
-        {"context_of_projected", "the context averaged the projected encoder outputs W_a h̄_s instead of the original h̄_s: "
-                                 "W_a only changes how the positions are scored."},
-        unshifted_softmax_mistake("Subtract each row's maximum before exponentiating; it changes nothing else."),
+        {"context_of_projected", tutor::tr("the context averaged the projected encoder outputs W_a h̄_s instead of the original h̄_s: "
+                                 "W_a only changes how the positions are scored.")},
+        unshifted_softmax_mistake(tutor::tr("Subtract each row's maximum before exponentiating; it changes nothing else.")),
     };
     const auto document = tutor::read_lesson_document(source + "/lessons/02-luong/README.md");
     e.cases = {
-        document_case(document, "the lesson's worked example (expected values from the lesson document)", "main"),
-        document_case(document, "W_a = I gives back lesson 1 (expected values from the lesson document)", "identity"),
+        document_case(document, tutor::tr("the lesson's worked example (expected values from the lesson document)"), "main"),
+        document_case(document, tutor::tr("W_a = I gives back lesson 1 (expected values from the lesson document)"), "identity"),
     };
     for (const auto& shape : encoder_decoder_shapes()) e.cases.push_back(random_case(shape));
     return e;

@@ -71,7 +71,7 @@ Case random_case(const EncoderDecoderShape& shape) {
         in.b2 *= scale;
     }
     const BahdanauStep right = right_of(in);
-    return exercise_case(shape.name, in, right, all_steps(step_names, values_of(right)), {1e-9, 1e-9});
+    return exercise_case(tutor::tr(shape.name), in, right, all_steps(step_names, values_of(right)), {1e-9, 1e-9});
 }
 
 }  // namespace
@@ -79,20 +79,20 @@ Case random_case(const EncoderDecoderShape& shape) {
 Exercise exercise03(const std::string& source) {
     Exercise e;
     e.number = 3;
-    e.title = "Bahdanau attention";
+    e.title = tutor::tr("Bahdanau attention");
     e.practised = "attn::bahdanau_attention";
     e.mistakes = {
-        {"concatenation_swapped", "the concatenation is in the wrong order: h = [h_t ; h̄_s] instead of [h̄_s ; h_t], so "
-                                  "W1's first H columns meet the decoder state instead of the encoder output."},
-        {"reshape_not_transpose", "h was reshaped to (2H, S) instead of transposed (the seed's first BaAttention): each "
+        {"concatenation_swapped", tutor::tr("the concatenation is in the wrong order: h = [h_t ; h̄_s] instead of [h̄_s ; h_t], so "
+                                  "W1's first H columns meet the decoder state instead of the encoder output.")},
+        {"reshape_not_transpose", tutor::tr("h was reshaped to (2H, S) instead of transposed (the seed's first BaAttention): each "
                                   "column fed to W1 mixes numbers of several positions and of h_t — take "
-                                  "concatenated(b, s, ·) for position s."},
+                                  "concatenated(b, s, ·) for position s.")},
         softmax_over_batch_mistake(),
-        unshifted_softmax_mistake("Subtract each row's maximum before exponentiating; it changes nothing else."),
+        unshifted_softmax_mistake(tutor::tr("Subtract each row's maximum before exponentiating; it changes nothing else.")),
     };
     const auto document = tutor::read_lesson_document(source + "/lessons/03-bahdanau/README.md");
     e.cases = {
-        document_case(document, "the lesson's worked example (expected values from the lesson document)"),
+        document_case(document, tutor::tr("the lesson's worked example (expected values from the lesson document)")),
     };
     for (const auto& shape : encoder_decoder_shapes()) e.cases.push_back(random_case(shape));
     return e;

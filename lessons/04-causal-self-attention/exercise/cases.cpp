@@ -67,34 +67,34 @@ Case random_case(std::string name, std::size_t B, std::size_t T, std::size_t S, 
 Exercise exercise04(const std::string& source) {
     Exercise e;
     e.number = 4;
-    e.title = "causal scaled dot-product self-attention";
+    e.title = tutor::tr("causal scaled dot-product self-attention");
     e.practised = "attn::scaled_dot_product_attention";
     e.mistakes = {
-        {"unscaled", "the 1/√d_k scale is missing: the scores are the raw dot products Q Kᵀ, so the softmax is sharper "
-                     "than it should be (d_k is Q's last dimension)."},
-        {"mask_on_wrong_triangle", "the causal mask is on the wrong triangle: it hides the keys before each query (s < t) "
-                                   "instead of those after it (s > t)."},
-        {"softmax_over_queries", "the softmax ran over the queries (down each column, dim=1) instead of over the keys "
-                                 "(along each row, dim=2): each row of weights must sum to 1."},
-        {"mask_after_softmax", "the mask was applied after the softmax: multiplying the weights by the 0/1 mask leaves "
-                               "rows that no longer sum to 1 — put −∞ in the scores before the softmax instead."},
-        {"scores_multiplied_by_mask", "the scores were multiplied by the 0/1 mask instead of getting −∞: a hidden key's "
-                                      "score becomes 0, and e^0 = 1 still gives it weight."},
-        unshifted_softmax_mistake("Subtract each row's maximum (of the keys it may see) before exponentiating; it "
-                                  "changes nothing else."),
+        {"unscaled", tutor::tr("the 1/√d_k scale is missing: the scores are the raw dot products Q Kᵀ, so the softmax is sharper "
+                     "than it should be (d_k is Q's last dimension).")},
+        {"mask_on_wrong_triangle", tutor::tr("the causal mask is on the wrong triangle: it hides the keys before each query (s < t) "
+                                   "instead of those after it (s > t).")},
+        {"softmax_over_queries", tutor::tr("the softmax ran over the queries (down each column, dim=1) instead of over the keys "
+                                 "(along each row, dim=2): each row of weights must sum to 1.")},
+        {"mask_after_softmax", tutor::tr("the mask was applied after the softmax: multiplying the weights by the 0/1 mask leaves "
+                               "rows that no longer sum to 1 — put −∞ in the scores before the softmax instead.")},
+        {"scores_multiplied_by_mask", tutor::tr("the scores were multiplied by the 0/1 mask instead of getting −∞: a hidden key's "
+                                      "score becomes 0, and e^0 = 1 still gives it weight.")},
+        unshifted_softmax_mistake(tutor::tr("Subtract each row's maximum (of the keys it may see) before exponentiating; it "
+                                  "changes nothing else.")),
     };
     const auto document = tutor::read_lesson_document(source + "/lessons/04-causal-self-attention/README.md");
     e.cases = {
-        document_case(document, "the lesson's worked example, causal (expected values from the lesson document)", "main", true),
-        document_case(document, "a sequence of one, causal (the lesson's example \"one\")", "one", true),
-        document_case(document, "two queries over four keys, causal (the lesson's example \"cross\")", "cross", true),
-        document_case(document, "one query, four keys of width 16, no mask (the lesson's saturation example: weights only)",
+        document_case(document, tutor::tr("the lesson's worked example, causal (expected values from the lesson document)"), "main", true),
+        document_case(document, tutor::tr("a sequence of one, causal (the lesson's example \"one\")"), "one", true),
+        document_case(document, tutor::tr("two queries over four keys, causal (the lesson's example \"cross\")"), "cross", true),
+        document_case(document, tutor::tr("one query, four keys of width 16, no mask (the lesson's saturation example: weights only)"),
                       "saturation", false, "q", "k", "k"),
-        random_case("random inputs, causal, B = 3, T = S = 5, d_k = 4, d_v = 3 (compared with the library)", 3, 5, 5, 4, 3, true, 1),
-        random_case("random inputs, no mask, B = 2, T = 3 queries over S = 5 keys, d_k = 4, d_v = 2", 2, 3, 5, 4, 2, false, 2),
-        random_case("a batch of one, causal, B = 1, T = S = 4, d_k = 8, d_v = 3", 1, 4, 4, 8, 3, true, 3),
-        random_case("scores in the hundreds, causal, B = 2, T = S = 4, d_k = 4, d_v = 2 (e^score overflows without the "
-                    "maximum subtracted)", 2, 4, 4, 4, 2, true, 4, true),
+        random_case(tutor::tr("random inputs, causal, B = 3, T = S = 5, d_k = 4, d_v = 3 (compared with the library)"), 3, 5, 5, 4, 3, true, 1),
+        random_case(tutor::tr("random inputs, no mask, B = 2, T = 3 queries over S = 5 keys, d_k = 4, d_v = 2"), 2, 3, 5, 4, 2, false, 2),
+        random_case(tutor::tr("a batch of one, causal, B = 1, T = S = 4, d_k = 8, d_v = 3"), 1, 4, 4, 8, 3, true, 3),
+        random_case(tutor::tr("scores in the hundreds, causal, B = 2, T = S = 4, d_k = 4, d_v = 2 (e^score overflows without the "
+                    "maximum subtracted)"), 2, 4, 4, 4, 2, true, 4, true),
     };
     return e;
 }

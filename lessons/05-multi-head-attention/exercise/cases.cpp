@@ -158,39 +158,41 @@ Case random_case(std::string name, const Inputs& in) {
 Exercise exercise05(const std::string& source) {
     Exercise e;
     e.number = 5;
-    e.title = "multi-head attention";
+    e.title = tutor::tr("multi-head attention");
     e.practised = "split_heads, merge_heads and multi_head_attention";
     e.library_allowed = {"attn::linear", "attn::softmax_last_axis"};
-    const std::string reshape = "used a reshape where a transpose was meant: ";
     e.mistakes = {
-        {"split_and_merged_by_reshape", "split_heads and merge_heads " + reshape + "view (B, T, D) as (B, T, h, d_k), then "
-         "swap the T and h axes (transpose(1, 2)), and swap them back before merging; copied in memory order, each head "
-         "gets whole positions instead of d_k features of every position."},
-        {"split_by_reshape", "split_heads " + reshape + "view (B, T, D) as (B, T, h, d_k), then swap the T and h axes "
-         "(transpose(1, 2)); copied in memory order, each head gets whole positions instead of d_k features of every "
-         "position."},
-        {"merged_by_reshape", "merge_heads " + reshape + "swap the h and T axes back (transpose(1, 2)) before viewing the "
-         "heads as (B, T, D); copied in memory order, row t of the context holds other positions' numbers."},
-        {"unscaled", "the 1/√d_k scale is missing: each head's scores are the raw dot products q_j k_jᵀ, so every softmax "
-                     "is too sharp."},
-        {"scaled_by_model_width", "the scores were divided by √D instead of √d_k: d_k = D / h is the width of one head, "
-                                  "not of the model."},
-        {"mask_inverted", "the padding mask is inverted: attention_mask is 1 for a real token (attend to it) and 0 for "
-                          "padding (hide it) — the opposite of PyTorch's key_padding_mask, where True means ignore."},
-        {"mask_after_softmax", "the padding mask was applied after the softmax: multiplying the weights by the 0/1 mask "
+        {"split_and_merged_by_reshape",
+         tutor::tr("split_heads and merge_heads used a reshape where a transpose was meant: view (B, T, D) as "
+         "(B, T, h, d_k), then swap the T and h axes (transpose(1, 2)), and swap them back before merging; copied in memory order, each head "
+         "gets whole positions instead of d_k features of every position.")},
+        {"split_by_reshape",
+         tutor::tr("split_heads used a reshape where a transpose was meant: view (B, T, D) as (B, T, h, d_k), then "
+         "swap the T and h axes (transpose(1, 2)); copied in memory order, each head gets whole positions instead of d_k features of every "
+         "position.")},
+        {"merged_by_reshape",
+         tutor::tr("merge_heads used a reshape where a transpose was meant: swap the h and T axes back "
+         "(transpose(1, 2)) before viewing the heads as (B, T, D); copied in memory order, row t of the context holds other positions' numbers.")},
+        {"unscaled", tutor::tr("the 1/√d_k scale is missing: each head's scores are the raw dot products q_j k_jᵀ, so every softmax "
+                     "is too sharp.")},
+        {"scaled_by_model_width", tutor::tr("the scores were divided by √D instead of √d_k: d_k = D / h is the width of one head, "
+                                  "not of the model.")},
+        {"mask_inverted", tutor::tr("the padding mask is inverted: attention_mask is 1 for a real token (attend to it) and 0 for "
+                          "padding (hide it) — the opposite of PyTorch's key_padding_mask, where True means ignore.")},
+        {"mask_after_softmax", tutor::tr("the padding mask was applied after the softmax: multiplying the weights by the 0/1 mask "
                                "leaves rows that no longer sum to 1 — put −∞ in the scores of padding keys before the "
-                               "softmax instead."},
-        {"mask_on_heads_axis", "the mask went to the heads axis, seed 000's trap: head j of every sentence got sentence j's "
+                               "softmax instead.")},
+        {"mask_on_heads_axis", tutor::tr("the mask went to the heads axis, seed 000's trap: head j of every sentence got sentence j's "
                                "mask (attention_mask(j, s) where attention_mask(b, s) was meant; in PyTorch, a (B, 1, S) "
                                "mask broadcast against (B, h, T, S) scores). Sentence b's mask hides keys in every head "
-                               "of sentence b."},
-        {"nan_for_fully_masked", "a query whose keys are all padding got NaN weights: the softmax of a row of −∞ is "
+                               "of sentence b.")},
+        {"nan_for_fully_masked", tutor::tr("a query whose keys are all padding got NaN weights: the softmax of a row of −∞ is "
                                  "e^(−∞ − (−∞)) = NaN. The lesson gives such a row weights of zero (and the query the "
                                  "output b_o): check for a row with no visible key, or use attn::softmax_last_axis, "
-                                 "which does."},
-        unshifted_softmax_mistake("Subtract each row's maximum before exponentiating, or use attn::softmax_last_axis."),
-        {"without_output_projection", "the output projection is missing: when w_o is given, output = context W_oᵀ + b_o "
-                                      "(only without w_o is the output the context itself)."},
+                                 "which does.")},
+        unshifted_softmax_mistake(tutor::tr("Subtract each row's maximum before exponentiating, or use attn::softmax_last_axis.")),
+        {"without_output_projection", tutor::tr("the output projection is missing: when w_o is given, output = context W_oᵀ + b_o "
+                                      "(only without w_o is the output the context itself).")},
     };
     const auto document = tutor::read_lesson_document(source + "/lessons/05-multi-head-attention/README.md");
     const Inputs example = document_inputs(document, "x", nullptr);
@@ -200,31 +202,31 @@ Exercise exercise05(const std::string& source) {
     const Tensor4 y = draw.normal<Tensor4>({2, 3, 5, 2});
     const Inputs padded = document_inputs(document, "batch", "attention_mask");
     e.cases = {
-        split_merge_case("split_heads(q) and merge_heads(context_heads) on the worked example (expected values from the "
-                         "lesson document)",
+        split_merge_case(tutor::tr("split_heads(q) and merge_heads(context_heads) on the worked example (expected values from the "
+                         "lesson document)"),
                          example_right.q, example.heads, example_right.context_heads,
                          document_steps(document, "main", {"split_heads", "merge_heads"}, {"q_heads", "context"}), {1e-6, 1e-6}),
-        split_merge_case("split_heads and merge_heads on random tensors, B = 2, T = 5, D = 6, h = 3 (compared with the library)",
+        split_merge_case(tutor::tr("split_heads and merge_heads on random tensors, B = 2, T = 5, D = 6, h = 3 (compared with the library)"),
                          x, 3, y, all_steps({"split_heads", "merge_heads"}, {split_heads(x, 3), merge_heads(y)}), {1e-9, 1e-9}),
-        attention_case("the lesson's worked example, \"the cat sat\", D = 4, h = 2, with W_o (expected values from the "
-                       "lesson document)",
+        attention_case(tutor::tr("the lesson's worked example, \"the cat sat\", D = 4, h = 2, with W_o (expected values from the "
+                       "lesson document)"),
                        example, example_right, document_steps(document, "main", step_names, step_names), {1e-6, 1e-6}),
-        attention_case("the lesson's padded batch, attention_mask [[1, 1, 1], [1, 1, 0]] (the document's weights and output)",
+        attention_case(tutor::tr("the lesson's padded batch, attention_mask [[1, 1, 1], [1, 1, 0]] (the document's weights and output)"),
                        padded, right_of(padded), document_steps(document, "main", step_names, prefixed("batch_", step_names)),
                        {1e-6, 1e-6}),
-        random_case("a padded batch, B = 3, T = S = 4, D = 6, h = 3, with W_o (compared with the library)",
+        random_case(tutor::tr("a padded batch, B = 3, T = S = 4, D = 6, h = 3, with W_o (compared with the library)"),
                     random_inputs(1, 3, 4, 4, 6, 3, true, true, true, {3, 2, 1})),
-        random_case("a batch of one without a mask or W_o (where seed 000's block stops), B = 1, T = 5, D = 8, h = 2",
+        random_case(tutor::tr("a batch of one without a mask or W_o (where seed 000's block stops), B = 1, T = 5, D = 8, h = 2"),
                     random_inputs(2, 1, 5, 5, 8, 2, true, false, false, {})),
-        random_case("cross-attention, T = 2 queries over S = 5 keys, B = 2, D = 4, h = 2, padded, W_o without b_o",
+        random_case(tutor::tr("cross-attention, T = 2 queries over S = 5 keys, B = 2, D = 4, h = 2, padded, W_o without b_o"),
                     random_inputs(3, 2, 2, 5, 4, 2, false, true, false, {4, 3})),
-        random_case("a sentence that is all padding, B = 2, T = S = 3, D = 4, h = 2, scores in the hundreds (its queries see "
-                    "no key: weights 0, output b_o)",
+        random_case(tutor::tr("a sentence that is all padding, B = 2, T = S = 3, D = 4, h = 2, scores in the hundreds (its queries see "
+                    "no key: weights 0, output b_o)"),
                     random_inputs(5, 2, 3, 3, 4, 2, true, true, true, {3, 0}, true)),
-        random_case("scores in the hundreds, B = 2, T = S = 3, D = 4, h = 2, no mask (e^score overflows without the maximum "
-                    "subtracted)",
+        random_case(tutor::tr("scores in the hundreds, B = 2, T = S = 3, D = 4, h = 2, no mask (e^score overflows without the maximum "
+                    "subtracted)"),
                     random_inputs(6, 2, 3, 3, 4, 2, true, true, true, {}, true)),
-        random_case("a single position, B = 2, T = S = 1, D = 4, h = 2", random_inputs(7, 2, 1, 1, 4, 2, true, true, true, {})),
+        random_case(tutor::tr("a single position, B = 2, T = S = 1, D = 4, h = 2"), random_inputs(7, 2, 1, 1, 4, 2, true, true, true, {})),
     };
     return e;
 }

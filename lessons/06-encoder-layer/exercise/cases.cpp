@@ -166,24 +166,24 @@ Case layer_random_case(std::string name, const LayerInputs& in) {
 Exercise exercise06(const std::string& source) {
     Exercise e;
     e.number = 6;
-    e.title = "the Transformer encoder layer";
+    e.title = tutor::tr("the Transformer encoder layer");
     e.practised = "layer_norm and transformer_encoder_layer";
     e.library_allowed = {"attn::multi_head_attention", "attn::feed_forward", "attn::linear", "attn::softmax_last_axis",
                          "attn::split_heads", "attn::merge_heads", "attn::relu", "attn::gelu"};
     e.mistakes = {
-        {"norms_swapped", "pre-norm and post-norm are swapped: post-norm is y = norm(x + sublayer(x)), pre-norm "
-                          "(norm_first) is y = x + sublayer(norm(x)), and your layer computes the other one."},
-        {"unbiased_variance", "in your layer_norm, the variance is the unbiased one (÷ (D − 1), what torch.var and "
-                              "x.std(-1) compute by default): nn.LayerNorm divides the squared deviations by D."},
-        {"eps_outside_sqrt", "in your layer_norm, eps was added outside the square root, (x − mean) / (√variance + eps): "
+        {"norms_swapped", tutor::tr("pre-norm and post-norm are swapped: post-norm is y = norm(x + sublayer(x)), pre-norm "
+                          "(norm_first) is y = x + sublayer(norm(x)), and your layer computes the other one.")},
+        {"unbiased_variance", tutor::tr("in your layer_norm, the variance is the unbiased one (÷ (D − 1), what torch.var and "
+                              "x.std(-1) compute by default): nn.LayerNorm divides the squared deviations by D.")},
+        {"eps_outside_sqrt", tutor::tr("in your layer_norm, eps was added outside the square root, (x − mean) / (√variance + eps): "
                              "nn.LayerNorm divides by √(variance + eps), which differs most when a row's variance is as "
-                             "small as eps."},
-        {"annotated_transformer", "your layer_norm is the Annotated Transformer's, (x − mean) / (unbiased std + eps): "
-                                  "nn.LayerNorm uses the biased variance (÷ D) and puts eps inside the square root."},
-        {"whole_tensor", "your layer_norm takes one mean and one variance over the whole tensor (every row together, as "
-                         "nn.LayerNorm(x.shape) would): each row, one position's D features, is normalised on its own."},
-        {"without_output_projection", "the attention sub-layer's output is missing its output projection: the residual "
-                                      "adds attention.output (context W_oᵀ + b_o), not attention.context."},
+                             "small as eps.")},
+        {"annotated_transformer", tutor::tr("your layer_norm is the Annotated Transformer's, (x − mean) / (unbiased std + eps): "
+                                  "nn.LayerNorm uses the biased variance (÷ D) and puts eps inside the square root.")},
+        {"whole_tensor", tutor::tr("your layer_norm takes one mean and one variance over the whole tensor (every row together, as "
+                         "nn.LayerNorm(x.shape) would): each row, one position's D features, is normalised on its own.")},
+        {"without_output_projection", tutor::tr("the attention sub-layer's output is missing its output projection: the residual "
+                                      "adds attention.output (context W_oᵀ + b_o), not attention.context.")},
     };
     const auto document = tutor::read_lesson_document(source + "/lessons/06-encoder-layer/README.md");
     LayerInputs post_norm;
@@ -196,23 +196,23 @@ Exercise exercise06(const std::string& source) {
     std::vector<std::string> gelu_names(layer_steps.size(), "");
     gelu_names.back() = "gelu_output";
     e.cases = {
-        norm_document_case(document, "layer_norm on the lesson's rows 0 … 4 and 5 … 9", "layer_norm"),
-        norm_document_case(document, "layer_norm on the lesson's row [1, 0, 0, 0] (its output)", "one_hot"),
-        norm_random_case("layer_norm on rows whose variance is as small as eps, N = 3, D = 6 (compared with the library)", 1,
+        norm_document_case(document, tutor::tr("layer_norm on the lesson's rows 0 … 4 and 5 … 9"), "layer_norm"),
+        norm_document_case(document, tutor::tr("layer_norm on the lesson's row [1, 0, 0, 0] (its output)"), "one_hot"),
+        norm_random_case(tutor::tr("layer_norm on rows whose variance is as small as eps, N = 3, D = 6 (compared with the library)"), 1,
                          3, 6, 3e-3, 1e-5),
-        norm_random_case("layer_norm on random rows with a random weight and bias, N = 4, D = 5, eps = 1e-3", 2, 4, 5, 1.0,
+        norm_random_case(tutor::tr("layer_norm on random rows with a random weight and bias, N = 4, D = 5, eps = 1e-3"), 2, 4, 5, 1.0,
                          1e-3),
-        norm_random_case("layer_norm on a single row, N = 1, D = 4", 5, 1, 4, 1.0, 1e-5),
-        layer_document_case(document, "the lesson's worked layer, post-norm (expected values from the lesson document)",
+        norm_random_case(tutor::tr("layer_norm on a single row, N = 1, D = 4"), 5, 1, 4, 1.0, 1e-5),
+        layer_document_case(document, tutor::tr("the lesson's worked layer, post-norm (expected values from the lesson document)"),
                             post_norm, layer_steps),
-        layer_document_case(document, "the same layer, pre-norm: norm_first (the document's prenorm_ values)", pre_norm,
+        layer_document_case(document, tutor::tr("the same layer, pre-norm: norm_first (the document's prenorm_ values)"), pre_norm,
                             prefixed("prenorm_", layer_steps)),
-        layer_document_case(document, "the same layer with activation GELU (the document's output)", with_gelu, gelu_names),
-        layer_random_case("a post-norm layer on a padded batch, B = 2, T = 4, D = 6, h = 3, F = 12, GELU (compared with the library)",
+        layer_document_case(document, tutor::tr("the same layer with activation GELU (the document's output)"), with_gelu, gelu_names),
+        layer_random_case(tutor::tr("a post-norm layer on a padded batch, B = 2, T = 4, D = 6, h = 3, F = 12, GELU (compared with the library)"),
                           random_layer(3, 2, 4, 6, 3, 12, false, Activation::gelu, {4, 3})),
-        layer_random_case("a pre-norm layer (norm_first), a batch of one, B = 1, T = 3, D = 4, h = 2, F = 8, ReLU",
+        layer_random_case(tutor::tr("a pre-norm layer (norm_first), a batch of one, B = 1, T = 3, D = 4, h = 2, F = 8, ReLU"),
                           random_layer(4, 1, 3, 4, 2, 8, true, Activation::relu, {})),
-        layer_random_case("a single position per sentence, B = 2, T = 1, D = 4, h = 2, F = 8, post-norm",
+        layer_random_case(tutor::tr("a single position per sentence, B = 2, T = 1, D = 4, h = 2, F = 8, post-norm"),
                           random_layer(6, 2, 1, 4, 2, 8, false, Activation::relu, {})),
     };
     return e;
