@@ -46,7 +46,7 @@ if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
   say "configuring $build_dir/ with clang"
   cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DATTN_BUILD_FUZZERS=ON -DATTN_BUILD_TESTS=OFF -DATTN_BUILD_CLI=OFF >/dev/null
+    -DATTN_BUILD_FUZZERS=ON -DATTN_BUILD_TESTS=OFF -DATTN_BUILD_CLI=OFF -DATTN_BUILD_EXERCISES=OFF >/dev/null
 fi
 fuzzers=()
 for target in "${targets[@]}"; do fuzzers+=("${target}_fuzzer"); done

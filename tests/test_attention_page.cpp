@@ -3,9 +3,14 @@
 // tests/test_files.cpp).
 // tests/browser/view_test.sh renders the page in Chromium; these tests check its text.
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <sstream>
 
 #include "attn/error.hpp"
 #include "tutor/attention_page.hpp"
+#include "tutor/attention_picture.hpp"
 
 using namespace attn::tutor;
 
@@ -26,7 +31,47 @@ AttentionHeads small_heads() {
     return heads;
 }
 
+std::string source_file(const std::string& path) {
+    std::ifstream file(ATTN_SOURCE_DIR "/" + path, std::ios::binary);
+    REQUIRE(file);
+    std::stringstream text;
+    text << file.rdbuf();
+    return text.str();
+}
+
 }  // namespace
+
+TEST_CASE("the page's style and script are its asset files, embedded whole", "[attention_page][assets]") {
+    const std::string html = render_attention_page(small_heads(), {"Assets", {}}, 0);
+    const std::string css = source_file("src/tutor/assets/attention_page.css");
+    CHECK(occurrences(html, "<style>\n" + css + "</style>") == 1);
+    // The script holds RAMP_STOPS where the stops go, laid out as a person would write them.
+    std::string script = source_file("src/tutor/assets/attention_page.js");
+    const std::size_t at = script.find("RAMP_STOPS");
+    REQUIRE(at != std::string::npos);
+    script.replace(at, 10, "[[0, [247, 251, 255]], [0.25, [198, 219, 239]], [0.5, [107, 174, 214]],\n"
+                           "              [0.75, [33, 113, 181]], [1, [8, 48, 107]]]");
+    CHECK(occurrences(html, "<script>\n" + script + "</script>") == 1);
+}
+
+TEST_CASE("the colour ramp is written once: the page's script colours as the SVG does", "[attention_page][assets]") {
+    const std::string html = render_attention_page(small_heads(), {"Ramp", {}}, 0);
+    const std::size_t start = html.find("var ramp = ");
+    REQUIRE(start != std::string::npos);
+    const std::string literal = html.substr(start, html.find(';', start) - start);
+    const std::regex stop(R"(\[([0-9.]+), \[(\d+), (\d+), (\d+)\]\])");
+    std::size_t stops = 0;
+    for (std::sregex_iterator it(literal.begin(), literal.end(), stop), end; it != end; ++it, ++stops) {
+        char colour[8];
+        std::snprintf(colour, sizeof colour, "#%02x%02x%02x", std::stoi((*it)[2]), std::stoi((*it)[3]), std::stoi((*it)[4]));
+        INFO("the stop at " << (*it)[1]);
+        CHECK(ramp_colour(std::stod((*it)[1])) == colour);
+    }
+    CHECK(stops == std::size(ramp_stops));
+    CHECK(ramp_colour(0.0) == "#f7fbff");   // ColorBrewer's Blues, the lightest
+    CHECK(ramp_colour(1.0) == "#08306b");   // and the darkest
+    CHECK(ramp_colour(0.125) == "#dfebf7"); // halfway between the first two stops
+}
 
 TEST_CASE("html_escape escapes the five characters of HTML and XML", "[attention_page]") {
     CHECK(html_escape("<b class=\"x\">Tom & Jerry's</b>") ==

@@ -41,7 +41,7 @@ attn::Matrix loop_scores(const attn::Tensor3& keys, const attn::Matrix& query, c
 
 }  // namespace
 
-TEST_CASE("bahdanau_attention reproduces lesson 3 step by step", "[bahdanau_attention]") {
+TEST_CASE("bahdanau_attention reproduces lesson 3 step by step", "[bahdanau_attention][lesson03]") {
     const auto r = attn::bahdanau_attention(A, b, W1, b1, w2, b2);
     // Encoder output first, then the decoder state.
     CHECK_TENSOR_CLOSE(attn::Tensor3({{{1, 2, 3, 7, 8, 9}, {2, 2, 3, 7, 8, 9}}, {{4, 5, 6, 2, 1, 1}, {4, 5, 6, 2, 1, 1}}}),
@@ -63,7 +63,7 @@ TEST_CASE("bahdanau_attention reproduces lesson 3 step by step", "[bahdanau_atte
     CHECK(std::round(r.context(0, 0) * 1e4) / 1e4 == Approx(1.5582).margin(1e-12));
 }
 
-TEST_CASE("bahdanau_attention matches a direct loop on random inputs", "[bahdanau_attention][property]") {
+TEST_CASE("bahdanau_attention matches a direct loop on random inputs", "[bahdanau_attention][property][lesson03]") {
     xt::random::seed(21);
     const attn::Tensor3 keys = xt::random::randn<double>({3, 5, 4});
     const attn::Matrix query = xt::random::randn<double>({3, 4});
@@ -77,7 +77,7 @@ TEST_CASE("bahdanau_attention matches a direct loop on random inputs", "[bahdana
     CHECK_TENSOR_CLOSE(xt::ones<double>({3}), sums, 1e-14, 0.0);
 }
 
-TEST_CASE("the split form W_enc h plus W_dec q equals the concatenation form", "[bahdanau_attention][property]") {
+TEST_CASE("the split form W_enc h plus W_dec q equals the concatenation form", "[bahdanau_attention][property][lesson03]") {
     const auto split = attn::bahdanau_split_scores(A, b, W1, b1, w2, b2);
     const auto whole = attn::bahdanau_attention(A, b, W1, b1, w2, b2);
     // Lesson 3, step 7, by hand: W_enc [1, 2, 3] and W_dec [7, 8, 9].
@@ -99,14 +99,14 @@ TEST_CASE("the split form W_enc h plus W_dec q equals the concatenation form", "
                        attn::bahdanau_split_scores(keys, query, weight1, bias1, weight2, bias2).scores, 1e-13, 1e-13);
 }
 
-TEST_CASE("b2 shifts every score and leaves the weights alone", "[bahdanau_attention][property]") {
+TEST_CASE("b2 shifts every score and leaves the weights alone", "[bahdanau_attention][property][lesson03]") {
     const auto with_b2 = attn::bahdanau_attention(A, b, W1, b1, w2, b2);
     const auto without = attn::bahdanau_attention(A, b, W1, b1, w2, attn::Vector{0.0});
     CHECK_TENSOR_CLOSE(without.scores + 0.3, with_b2.scores, 1e-15, 1e-14);
     CHECK_TENSOR_CLOSE(without.weights, with_b2.weights, 1e-15, 1e-14);
 }
 
-TEST_CASE("bahdanau attention keeps every axis with B = 1 and S = 1", "[bahdanau_attention][shapes]") {
+TEST_CASE("bahdanau attention keeps every axis with B = 1 and S = 1", "[bahdanau_attention][shapes][lesson03]") {
     // H = 1: h = [h̄_s ; h_t], W1 = I, w2 = [1, -1]: score_s = tanh(h̄_s) − tanh(h_t).
     const attn::Matrix identity = xt::eye<double>(2);
     const auto one_sentence = attn::bahdanau_attention(attn::Tensor3({{{1}, {2}}}), attn::Matrix({{1}}), identity,
@@ -123,7 +123,7 @@ TEST_CASE("bahdanau attention keeps every axis with B = 1 and S = 1", "[bahdanau
     CHECK_TENSOR_CLOSE(attn::Matrix({{1, 2}, {3, 4}}), r.context, 0.0, 0.0);
 }
 
-TEST_CASE("bahdanau attention names the argument and both shapes when they disagree", "[bahdanau_attention][errors]") {
+TEST_CASE("bahdanau attention names the argument and both shapes when they disagree", "[bahdanau_attention][errors][lesson03]") {
     CHECK_THROWS_WITH(attn::bahdanau_attention(A, b, xt::zeros<double>({6, 5}), b1, w2, b2),
                       Catch::Contains("W1 (6, 5) (2H, 2H) has 2H = 5 (2H must be 6)") && Catch::Contains("encoder_outputs (2, 2, 3) (B, S, H) has H = 3") &&
                           Catch::Contains("(2H, 2H) = (6, 6)"));

@@ -80,7 +80,7 @@ TEST_CASE("cli - list shows the lessons", "[cli]") {
     CHECK_THAT(r.out, Catch::Contains("1  dot-product") && Catch::Contains("Dot-product attention"));
 }
 
-TEST_CASE("cli - lesson 1 walks every step with a passing check", "[cli][lessons]") {
+TEST_CASE("cli - lesson 1 walks every step with a passing check", "[cli][lessons][lesson01]") {
     const auto r = run_attn({"lesson", "1"});
     INFO(r.out << r.err);
     CHECK(r.exit_code == 0);
@@ -106,7 +106,7 @@ TEST_CASE("cli - check ends with the totals line", "[cli][lessons]") {
 }
 
 TEST_CASE("cli - an unknown lesson is exit 2 and lists the lessons", "[cli][errors]") {
-    for (const std::string& command : {"lesson", "check"}) {
+    for (const std::string command : {"lesson", "check"}) {
         const auto r = run_attn({command, "42"});
         CHECK(r.exit_code == 2);
         CHECK_THAT(r.err, Catch::Contains("unknown lesson '42'") && Catch::Contains("1 dot-product"));
@@ -117,7 +117,7 @@ TEST_CASE("cli - a malformed lesson document is exit 2 naming file and line", "[
     TempDir dir;
     fs::create_directories(dir.path() + "/01-dot-product");
     write_file(dir.path() + "/01-dot-product/README.md", "# L\n\n```attn input encoder_outputs\n[[[1, 2], [3]]]\n```\n");
-    for (const std::string& command : {"lesson", "check"}) {
+    for (const std::string command : {"lesson", "check"}) {
         const auto r = run_attn({"--lessons-dir", dir.path(), command, "1"});
         CHECK(r.exit_code == 2);
         CHECK_THAT(r.err, Catch::Contains("01-dot-product/README.md:4:") && Catch::Contains("same length"));
@@ -140,7 +140,7 @@ TEST_CASE("cli - a wrong expected value fails the check with exit 1", "[cli]") {
     CHECK_THAT(lesson.out, Catch::Contains("expected, as written in the document:\n    tensor([[3., 8.]])"));
 }
 
-TEST_CASE("cli - compute dot writes float32 outputs that match PyTorch", "[cli][compute]") {
+TEST_CASE("cli - compute dot writes float32 outputs that match PyTorch", "[cli][compute][lesson01]") {
     TempDir out;
     const std::string case_dir = fixtures + "/dot-batch4";
     const auto r = run_attn({"compute", "dot", "--in", case_dir + "/in", "--out", out.path() + "/results"});
@@ -161,7 +161,7 @@ TEST_CASE("cli - compute dot writes float32 outputs that match PyTorch", "[cli][
     CHECK(std::distance(fs::directory_iterator(out.path() + "/results"), fs::directory_iterator()) == 3);
 }
 
-TEST_CASE("cli - compute dot keeps float64 and works with B = 1 and S = 1", "[cli][compute]") {
+TEST_CASE("cli - compute dot keeps float64 and works with B = 1 and S = 1", "[cli][compute][lesson01]") {
     TempDir dir;
     for (const std::string name : {"dot-float64", "dot-b1-s1", "dot-b1", "dot-s1"}) {
         const auto r = run_attn({"compute", "dot", "--in", fixtures + "/" + name + "/in", "--out", dir.path() + "/" + name});
@@ -264,7 +264,7 @@ TEST_CASE("cli - a misspelt input file gets a note", "[cli][compute]") {
     CHECK_THAT(r.err, Catch::Contains("decoder_ouput.npy is not an input of dot"));
 }
 
-TEST_CASE("cli - lessons 2 and 3 walk every step with a passing check", "[cli][lessons]") {
+TEST_CASE("cli - lessons 2 and 3 walk every step with a passing check", "[cli][lessons][lesson02][lesson03]") {
     const auto luong = run_attn({"lesson", "2"});
     INFO(luong.out << luong.err);
     CHECK(luong.exit_code == 0);
@@ -284,7 +284,7 @@ TEST_CASE("cli - lessons 2 and 3 walk every step with a passing check", "[cli][l
     CHECK_THAT(run_attn({"check", "2", "3"}).out, Catch::EndsWith(" passed, 0 failed\n"));
 }
 
-TEST_CASE("cli - compute luong and bahdanau match PyTorch", "[cli][compute]") {
+TEST_CASE("cli - compute luong and bahdanau match PyTorch", "[cli][compute][lesson02][lesson03]") {
     TempDir out;
     for (const std::string module : {"luong", "bahdanau"}) {
         for (const std::string name : {"batch4", "b1-s1"}) {
@@ -306,7 +306,7 @@ TEST_CASE("cli - compute luong and bahdanau match PyTorch", "[cli][compute]") {
 }
 
 TEST_CASE("cli - compute luong and bahdanau bad weights are exit 2 naming the tensor and both shapes",
-          "[cli][compute][errors]") {
+          "[cli][compute][errors][lesson02][lesson03]") {
     TempDir dir;
     const std::string in = dir.path() + "/in", out = dir.path() + "/out";
     fs::create_directories(in);
@@ -427,7 +427,7 @@ std::string copy_inputs(const std::string& case_name, const std::string& dir) {
 
 }  // namespace
 
-TEST_CASE("cli - lessons 4 and 5 walk every step with a passing check", "[cli][lessons]") {
+TEST_CASE("cli - lessons 4 and 5 walk every step with a passing check", "[cli][lessons][lesson04][lesson05]") {
     const auto causal = run_attn({"lesson", "4"});
     INFO(causal.out << causal.err);
     CHECK(causal.exit_code == 0);
@@ -448,7 +448,7 @@ TEST_CASE("cli - lessons 4 and 5 walk every step with a passing check", "[cli][l
     CHECK_THAT(run_attn({"check", "4", "5"}).out, Catch::EndsWith(" passed, 0 failed\n"));
 }
 
-TEST_CASE("cli - compute self-attention and mha match PyTorch with their options", "[cli][compute]") {
+TEST_CASE("cli - compute self-attention and mha match PyTorch with their options", "[cli][compute][lesson04][lesson05]") {
     TempDir out;
     struct Case {
         std::string module, name;
@@ -489,7 +489,7 @@ TEST_CASE("cli - compute self-attention and mha match PyTorch with their options
 }
 
 TEST_CASE("cli - compute mha and self-attention bad input is exit 2 naming tensors and shapes",
-          "[cli][compute][errors]") {
+          "[cli][compute][errors][lesson04][lesson05]") {
     TempDir dir;
     const std::string out = dir.path() + "/out";
     auto expect_error = [&](const std::vector<std::string>& arguments, const std::vector<std::string>& fragments) {
@@ -559,7 +559,7 @@ TEST_CASE("cli - compute mha and self-attention bad input is exit 2 naming tenso
     }
 }
 
-TEST_CASE("cli - run mha prints the shape of every intermediate", "[cli][run]") {
+TEST_CASE("cli - run mha prints the shape of every intermediate", "[cli][run][lesson05]") {
     // A small shape: this checks what is printed, never how long it took.
     const auto r = run_attn({"run", "mha", "--batch", "2", "--seq", "5", "--d-model", "12", "--heads", "3", "--seed", "7"});
     INFO(r.out << r.err);
@@ -572,7 +572,7 @@ TEST_CASE("cli - run mha prints the shape of every intermediate", "[cli][run]") 
                                                     Catch::Contains("=768") && Catch::Contains("--seed"));
 }
 
-TEST_CASE("cli - run mha refuses bad options with exit 2", "[cli][run][errors]") {
+TEST_CASE("cli - run mha refuses bad options with exit 2", "[cli][run][errors][lesson05]") {
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
         {{"run", "mha", "--heads", "5"}, "--d-model 768 is not a multiple of --heads 5"},
         {{"run", "attention"}, "unknown example 'attention'; attn run knows: mha"},
@@ -588,7 +588,7 @@ TEST_CASE("cli - run mha refuses bad options with exit 2", "[cli][run][errors]")
     }
 }
 
-TEST_CASE("cli - compute encoder-layer matches torch.nn.TransformerEncoderLayer with its options", "[cli][compute]") {
+TEST_CASE("cli - compute encoder-layer matches torch.nn.TransformerEncoderLayer with its options", "[cli][compute][lesson06]") {
     TempDir out;
     struct Case {
         std::string name;
@@ -616,7 +616,8 @@ TEST_CASE("cli - compute encoder-layer matches torch.nn.TransformerEncoderLayer 
                Catch::Contains("linear1_weight (F, D)") && Catch::Contains("--norm-first --eps X (default 1e-5)"));
 }
 
-TEST_CASE("cli - compute encoder-layer bad input is exit 2 naming the tensor and the problem", "[cli][compute][errors]") {
+TEST_CASE("cli - compute encoder-layer bad input is exit 2 naming the tensor and the problem",
+          "[cli][compute][errors][lesson06]") {
     TempDir dir;
     const std::string in = dir.path() + "/in", out = dir.path() + "/out";
     fs::create_directories(in);

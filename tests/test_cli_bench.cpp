@@ -9,7 +9,7 @@
 
 using attn::testing::run_attn;
 
-TEST_CASE("cli - bench mha --no-weights --causal runs the tiled path and counts the tiles it skipped", "[cli][bench]") {
+TEST_CASE("cli - bench mha --no-weights --causal runs the tiled path and counts the tiles it skipped", "[cli][bench][lesson07]") {
     // T = 600 in tiles of 64 queries and 512 keys: query tiles 0-63, …, 576-599 (10 of them); with
     // the causal mask the first 8 see only the first key tile, the last 2 both: 12 of 20 computed
     // per head, over 2 heads.

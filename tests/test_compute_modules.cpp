@@ -41,15 +41,15 @@ std::size_t check_recorded_cases(const std::string& module_name) {
 
 }  // namespace
 
-TEST_CASE("the luong module matches PyTorch on every recorded case", "[compute][pytorch]") {
+TEST_CASE("the luong module matches PyTorch on every recorded case", "[compute][pytorch][lesson02]") {
     CHECK(check_recorded_cases("luong") >= 5);  // batch4, b1, s1, b1-s1, float64
 }
 
-TEST_CASE("the bahdanau module matches PyTorch on every recorded case", "[compute][pytorch]") {
+TEST_CASE("the bahdanau module matches PyTorch on every recorded case", "[compute][pytorch][lesson03]") {
     CHECK(check_recorded_cases("bahdanau") >= 5);  // batch4, b1, s1, b1-s1, float64
 }
 
-TEST_CASE("the luong and bahdanau modules name the weight and both shapes", "[compute][errors]") {
+TEST_CASE("the luong and bahdanau modules name the weight and both shapes", "[compute][errors][lesson02][lesson03]") {
     const attn::DynamicTensor A = xt::zeros<double>({2, 3, 4}), b = xt::zeros<double>({2, 4});
     const ComputeModule& luong = find_compute_module("luong");
     CHECK_THROWS_WITH(validate_compute_inputs(luong, {{"encoder_outputs", A}, {"decoder_output", b}, {"W", xt::zeros<double>({4, 5})}}),
@@ -78,7 +78,7 @@ TEST_CASE("the luong and bahdanau modules name the weight and both shapes", "[co
     CHECK_THROWS_WITH(validate_compute_inputs(bahdanau, inputs), Catch::Contains("b2 (2) (1): dimension 0 must be 1, it is 2"));
 }
 
-TEST_CASE("the dot module matches PyTorch on every recorded case", "[compute][pytorch]") {
+TEST_CASE("the dot module matches PyTorch on every recorded case", "[compute][pytorch][lesson01]") {
     const fs::path root = ATTN_SOURCE_DIR "/tests/data/compute";
     std::size_t cases = 0;
     for (const auto& entry : fs::directory_iterator(root)) {
@@ -184,26 +184,27 @@ const fs::path recorded = ATTN_SOURCE_DIR "/tests/data/compute";
 
 }  // namespace
 
-TEST_CASE("the self-attention module matches PyTorch on every recorded case", "[compute][pytorch]") {
+TEST_CASE("the self-attention module matches PyTorch on every recorded case", "[compute][pytorch][lesson04]") {
     // batch3, causal, cross (T != S), causal cross with T < S and T > S, B = 1 and T = 1, T = 1 cross, float64;
     // the bottom-right alignment: a KV cache (T < S), T > S (queries with no key), T = S
     CHECK(check_cases_with_options("self-attention") >= 11);
 }
 
-TEST_CASE("the mha module matches torch.nn.MultiheadAttention on every recorded case", "[compute][pytorch]") {
+TEST_CASE("the mha module matches torch.nn.MultiheadAttention on every recorded case", "[compute][pytorch][lesson05]") {
     // self and cross with and without W_o, padding masks, causal (also with T != S and with left
     // padding), an empty sentence, B = 1 and T = 1, float64
     // and the bottom-right causal alignment over a KV cache with padding
     CHECK(check_cases_with_options("mha") >= 14);
 }
 
-TEST_CASE("the encoder-layer module matches torch.nn.TransformerEncoderLayer on every recorded case", "[compute][pytorch]") {
+TEST_CASE("the encoder-layer module matches torch.nn.TransformerEncoderLayer on every recorded case",
+          "[compute][pytorch][lesson06]") {
     // post-norm and pre-norm, relu and gelu, B = 1, T = 1, a padding mask, another eps, float64.
     // Two layer norms and a feed-forward network in float32 leave PyTorch a few 1e-6 off.
     CHECK(check_cases_with_options("encoder-layer", 2e-5, 1e-4) >= 9);
 }
 
-TEST_CASE("mha gives a query whose keys are all masked weights of zero and output b_o", "[compute][mask]") {
+TEST_CASE("mha gives a query whose keys are all masked weights of zero and output b_o", "[compute][mask][lesson05]") {
     const ComputeModule& mha = find_compute_module("mha");
     SECTION("an empty sentence without W_o: weights and output exactly zero") {
         const fs::path case_dir = recorded / "mha-empty-sentence-no-wo";
@@ -230,7 +231,7 @@ TEST_CASE("mha gives a query whose keys are all masked weights of zero and outpu
     }
 }
 
-TEST_CASE("compute options are refused by modules that do not use them and required by mha", "[compute][errors]") {
+TEST_CASE("compute options are refused by modules that do not use them and required by mha", "[compute][errors][lesson05]") {
     ComputeOptions heads;
     heads.heads = 2;
     ComputeOptions causal;
@@ -259,7 +260,7 @@ TEST_CASE("compute options are refused by modules that do not use them and requi
                       Catch::Contains("unknown causal alignment 'diagonal'"));
 }
 
-TEST_CASE("mha inputs with wrong shapes or mask values are refused naming the tensors", "[compute][errors]") {
+TEST_CASE("mha inputs with wrong shapes or mask values are refused naming the tensors", "[compute][errors][lesson05]") {
     const ComputeModule& mha = find_compute_module("mha");
     const fs::path case_dir = recorded / "mha-padding";  // B = 3, T = S = 5, D = 8, heads = 2
     const NamedTensors good = load_inputs(mha, case_dir);

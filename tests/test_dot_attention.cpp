@@ -16,7 +16,7 @@ const attn::Matrix b = {{7, 8, 9}, {2, 1, 1}};
 
 }  // namespace
 
-TEST_CASE("dot_attention reproduces lesson 1 step by step", "[dot_attention]") {
+TEST_CASE("dot_attention reproduces lesson 1 step by step", "[dot_attention][lesson01]") {
     const auto r = attn::dot_attention(A, b);
     CHECK_TENSOR_CLOSE(attn::Matrix({{50, 57}, {19, 19}}), r.scores, 0.0, 0.0);
     const double w = 1.0 / (1.0 + std::exp(7.0));
@@ -26,7 +26,7 @@ TEST_CASE("dot_attention reproduces lesson 1 step by step", "[dot_attention]") {
     CHECK(std::round(r.context(0, 0) * 1e4) / 1e4 == Approx(1.9991).margin(1e-12));
 }
 
-TEST_CASE("identical keys give back that key whatever the query", "[dot_attention][property]") {
+TEST_CASE("identical keys give back that key whatever the query", "[dot_attention][property][lesson01]") {
     xt::random::seed(3);
     const attn::Matrix query = xt::random::randn<double>({1, 3}) * 5.0;
     const attn::Tensor3 same = {{{4, 5, 6}, {4, 5, 6}, {4, 5, 6}}};
@@ -34,7 +34,7 @@ TEST_CASE("identical keys give back that key whatever the query", "[dot_attentio
 }
 
 TEST_CASE("dot_attention matches a direct loop on random inputs and its weights sum to one",
-          "[dot_attention][property]") {
+          "[dot_attention][property][lesson01]") {
     xt::random::seed(11);
     const attn::Tensor3 keys = xt::random::randn<double>({3, 5, 4});
     const attn::Matrix query = xt::random::randn<double>({3, 4});
@@ -53,7 +53,7 @@ TEST_CASE("dot_attention matches a direct loop on random inputs and its weights 
     CHECK_TENSOR_CLOSE(context, r.context, 1e-13, 1e-13);
 }
 
-TEST_CASE("dot_attention keeps every axis with B = 1 and S = 1", "[dot_attention][shapes]") {
+TEST_CASE("dot_attention keeps every axis with B = 1 and S = 1", "[dot_attention][shapes][lesson01]") {
     const auto one_sentence = attn::dot_attention(attn::Tensor3({{{1, 2, 3}, {2, 2, 3}}}), attn::Matrix({{7, 8, 9}}));
     CHECK(one_sentence.scores.shape(0) == 1);
     CHECK(one_sentence.context.shape(0) == 1);
@@ -66,7 +66,7 @@ TEST_CASE("dot_attention keeps every axis with B = 1 and S = 1", "[dot_attention
     CHECK_TENSOR_CLOSE(attn::Matrix({{1, 2}, {3, 4}}), one_position.context, 0.0, 0.0);
 }
 
-TEST_CASE("dot_attention names both arguments and their shapes when they disagree", "[dot_attention][errors]") {
+TEST_CASE("dot_attention names both arguments and their shapes when they disagree", "[dot_attention][errors][lesson01]") {
     const attn::Matrix wrong_hidden = {{1, 2, 3, 4}, {1, 2, 3, 4}};
     CHECK_THROWS_WITH(attn::dot_attention(A, wrong_hidden),
                       Catch::Contains("encoder_outputs (2, 2, 3) (B, S, H) has H = 3 but decoder_output (2, 4) (B, H) has H = 4") &&

@@ -40,7 +40,7 @@ EncoderLayerWeights load_weights(const std::filesystem::path& in) {
 
 }  // namespace
 
-TEST_CASE("with silent sub-layers post-norm is two layer norms and pre-norm is the identity", "[encoder_layer]") {
+TEST_CASE("with silent sub-layers post-norm is two layer norms and pre-norm is the identity", "[encoder_layer][lesson06]") {
     const Tensor3 x = {{{1, 0, 0, 0}, {2, 4, 6, 8}}};
     EncoderLayerOptions options;
     options.heads = 2;
@@ -56,7 +56,8 @@ TEST_CASE("with silent sub-layers post-norm is two layer norms and pre-norm is t
     CHECK_TENSOR_CLOSE(once, pre.attention_input, 0.0, 0.0);
 }
 
-TEST_CASE("the encoder layer matches torch.nn.TransformerEncoderLayer on every recorded case", "[encoder_layer][pytorch]") {
+TEST_CASE("the encoder layer matches torch.nn.TransformerEncoderLayer on every recorded case",
+          "[encoder_layer][pytorch][lesson06]") {
     const auto cases = testing::fixture_cases("encoder-layer");
     REQUIRE(cases.size() >= 6);
     for (const auto& dir : cases) {
@@ -78,7 +79,7 @@ TEST_CASE("the encoder layer matches torch.nn.TransformerEncoderLayer on every r
     }
 }
 
-TEST_CASE("a stack of zero layers with a final norm is that norm", "[encoder_layer]") {
+TEST_CASE("a stack of zero layers with a final norm is that norm", "[encoder_layer][lesson06]") {
     const Tensor3 x = {{{3, 1, 4, 1}}};
     const Vector weight = {1, 2, 3, 4}, bias = {0, 0, 1, 1};
     EncoderLayerOptions options;
@@ -86,7 +87,7 @@ TEST_CASE("a stack of zero layers with a final norm is that norm", "[encoder_lay
     CHECK_TENSOR_CLOSE(x, transformer_encoder(x, {}, options), 0.0, 0.0);
 }
 
-TEST_CASE("encoder layer errors name the tensor and refuse eps of zero", "[encoder_layer][errors]") {
+TEST_CASE("encoder layer errors name the tensor and refuse eps of zero", "[encoder_layer][errors][lesson06]") {
     const Tensor3 x = xt::zeros<double>({1, 2, 4});
     EncoderLayerOptions options;
     options.heads = 2;
@@ -104,7 +105,7 @@ TEST_CASE("encoder layer errors name the tensor and refuse eps of zero", "[encod
     CHECK_THROWS_WITH(transformer_encoder_layer(x, w, options), Catch::Contains("linear1_weight (3, 4) (F, D) has F = 3 but linear2_weight (4, 5) (D, F) has F = 5"));
 }
 
-TEST_CASE("an encoder layer whose scores overflow is an error naming them", "[encoder_layer][errors]") {
+TEST_CASE("an encoder layer whose scores overflow is an error naming them", "[encoder_layer][errors][lesson06]") {
     // Identity projections: the scores are x · x / √d_k, which overflows float64 at 1e160.
     EncoderLayerWeights w = silent_layer(4, 3);
     w.attention.w_q = w.attention.w_k = w.attention.w_v = xt::eye<double>(4);

@@ -89,7 +89,8 @@ std::size_t failed_cases(const std::vector<CaseOutcome>& outcomes) {
 
 }  // namespace
 
-TEST_CASE("every exercise - the right answer passes every case and every planted mistake is named", "[exercises][diagnosis]") {
+TEST_CASE("every exercise - the right answer passes every case and every planted mistake is named",
+          "[exercises][diagnosis][lesson01][lesson02][lesson03][lesson04][lesson05][lesson06][lesson07]") {
     for (int number = 1; number <= 7; ++number) {
         const Exercise& e = exercise(number);
         INFO("exercise " << number);
@@ -109,7 +110,7 @@ TEST_CASE("every exercise - the right answer passes every case and every planted
 }
 
 TEST_CASE("exercise 1 - all weights 1 (the squeeze trap) is never named as the softmax over the batch axis",
-          "[exercises][diagnosis]") {
+          "[exercises][diagnosis][lesson01]") {
     const Exercise& e = exercise(1);
     // With B = 1 both make every weight 1; with B > 1 they differ.
     require_coincidence_in_some_cases_only(e, "weights_all_one", "softmax_over_batch");
@@ -139,7 +140,7 @@ bool coincides_with_somewhere(const Exercise& e, const std::vector<CaseOutcome>&
 }  // namespace
 
 TEST_CASE("exercise 2 - all weights 1, a mistake exercise 2 does not list, is not named as the softmax over the batch",
-          "[exercises][diagnosis]") {
+          "[exercises][diagnosis][lesson02]") {
     const Exercise& e = exercise(2);
     const auto outcomes = answers(e, [](const Case& c) {
         const Tensor3 A = c.inputs.at("encoder_outputs");
@@ -156,7 +157,7 @@ TEST_CASE("exercise 2 - all weights 1, a mistake exercise 2 does not list, is no
 }
 
 TEST_CASE("exercise 3 - all weights 1 is not named as the softmax over the batch, and the reshape is named though S = 1 hides it",
-          "[exercises][diagnosis]") {
+          "[exercises][diagnosis][lesson03]") {
     const Exercise& e = exercise(3);
     const auto outcomes = answers(e, [](const Case& c) {
         const Tensor3 A = c.inputs.at("encoder_outputs");
@@ -179,7 +180,7 @@ TEST_CASE("exercise 3 - all weights 1 is not named as the softmax over the batch
 }
 
 TEST_CASE("exercise 4 - a mask applied after the softmax and renormalised is not named (its weights are right)",
-          "[exercises][diagnosis]") {
+          "[exercises][diagnosis][lesson04]") {
     const Exercise& e = exercise(4);
     // Renormalised, the weights equal the right ones; only masked_scores (the scores unmasked) differ,
     // where the listed mistake "mask after the softmax" has the same values.
@@ -201,7 +202,8 @@ TEST_CASE("exercise 4 - a mask applied after the softmax and renormalised is not
     CHECK_THAT(diagnosis.message, Catch::Contains("The first step that differs is 'masked_scores'"));
 }
 
-TEST_CASE("exercise 5 - scores divided by d_k are never named as divided by the square root of D", "[exercises][diagnosis]") {
+TEST_CASE("exercise 5 - scores divided by d_k are never named as divided by the square root of D",
+          "[exercises][diagnosis][lesson05]") {
     const Exercise& e = exercise(5);
     bool coincides_somewhere = false;
     const auto outcomes = answers(e, [&](const Case& c) {
@@ -236,7 +238,7 @@ TEST_CASE("exercise 5 - scores divided by d_k are never named as divided by the 
 }
 
 TEST_CASE("exercise 6 - the Annotated Transformer's norm and the unbiased variance, equal on one row, are told apart",
-          "[exercises][diagnosis]") {
+          "[exercises][diagnosis][lesson06]") {
     const Exercise& e = exercise(6);
     // On the lesson's row [1, 0, 0, 0] the unbiased std is 0.5 and √(v + eps) ≈ √v + eps: the same numbers.
     require_coincidence_in_some_cases_only(e, "annotated_transformer", "unbiased_variance");
@@ -246,7 +248,7 @@ TEST_CASE("exercise 6 - the Annotated Transformer's norm and the unbiased varian
     CHECK(diagnose(e, planted(e, "whole_tensor")).mistake == "whole_tensor");
 }
 
-TEST_CASE("exercise 7 - the two causal tile skips, equal in some cases, are told apart", "[exercises][diagnosis]") {
+TEST_CASE("exercise 7 - the two causal tile skips, equal in some cases, are told apart", "[exercises][diagnosis][lesson07]") {
     const Exercise& e = exercise(7);
     // With tiles of 2 queries and 3 keys both skip queries 2-3 × keys 3-5; ≥ also skips the last
     // query's own tile where the first-query test does not, and square tiles hide both.

@@ -3,8 +3,12 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
 
 #include "support/temp_dir.hpp"
+#include "attn/files.hpp"
 #include "tutor/exercises.hpp"
 
 namespace {
@@ -84,13 +88,13 @@ TEST_CASE("progress - written and read back; an older file's hint count is read 
 
 TEST_CASE("progress and reset - a failed system call is named with its own errno", "[exercises][progress]") {
     TempDir dir;
-    // The progress file's place is taken by a folder: the rename fails with EISDIR.
+    // The progress file's place is taken by a folder: the atomic writer refuses to replace it.
     std::filesystem::create_directories(dir.path() + "/state/progress/inside");
     try {
         tutor::write_progress(dir.path() + "/state/progress", {});
         FAIL("no error");
     } catch (const std::exception& e) {
-        CHECK_THAT(e.what(), Catch::Contains("cannot write the progress file") && Catch::Contains("Is a directory") &&
+        CHECK_THAT(e.what(), Catch::Contains("cannot write the progress file") && Catch::Contains("it is a folder") &&
                                  !Catch::Contains("Success"));
     }
     // The student's file's place is taken by a folder with something in it: the restore fails.
@@ -132,4 +136,46 @@ TEST_CASE("progress - an immutable progress folder names the real error (when ch
         CHECK_THAT(e.what(), Catch::Contains("Operation not permitted") && !Catch::Contains("Success"));
     }
     (void)!std::system(("chattr -i '" + folder + "'").c_str());
+}
+
+TEST_CASE("progress and reset - written through the one atomic writer: a planted link at an old temporary name is never followed",
+          "[exercises][progress]") {
+    TempDir dir;
+    const std::string folder = dir.path() + "/state", outside = dir.path() + "/outside.txt";
+    std::filesystem::create_directories(folder);
+    write_file(outside, "untouched\n");
+    auto contents = [](const std::string& path) {
+        std::ifstream file(path);
+        std::stringstream text;
+        text << file.rdbuf();
+        return text.str();
+    };
+    // The names the old writers used: PATH.tmp-PID. A link there must change nothing outside.
+    const std::string progress = folder + "/progress";
+    std::filesystem::create_symlink(outside, progress + ".tmp-" + std::to_string(::getpid()));
+    tutor::Progress written;
+    written[2].passed = true;
+    tutor::write_progress(progress, written);
+    CHECK(tutor::read_progress(progress).at(2).passed);
+    CHECK(contents(outside) == "untouched\n");
+    CHECK_FALSE(std::filesystem::is_symlink(progress));
+
+    tutor::ExerciseInfo info;
+    info.stub_path = ATTN_SOURCE_DIR "/lessons/01-dot-product/exercise/stub.cpp";
+    info.student_path = folder + "/exercise.cpp";
+    std::filesystem::create_symlink(outside, info.student_path + ".tmp-" + std::to_string(::getpid()));
+    CHECK(tutor::ensure_student_file(info));
+    CHECK(contents(info.student_path) == contents(info.stub_path));
+    write_file(info.student_path, "my work\n");
+    const std::string backup = tutor::reset_exercise(info);
+    CHECK(contents(backup) == "my work\n");
+    CHECK(contents(info.student_path) == contents(info.stub_path));
+    CHECK(contents(outside) == "untouched\n");
+    // Nothing but the outputs and the planted links is left in the folder: no temporaries.
+    std::size_t entries = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+        ++entries;
+        CHECK_FALSE(attn::is_staging_name(entry.path().filename().string()));
+    }
+    CHECK(entries == 5);  // progress, exercise.cpp, its backup and the two planted links
 }

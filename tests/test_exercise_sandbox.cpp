@@ -176,7 +176,8 @@ TEST_CASE("sandbox - an index past the end names the index", "[exercises][sandbo
                {"your code read or wrote outside a tensor: index 2 is out of bounds for axis 1 with size 2"});
 }
 
-TEST_CASE("sandbox - a write past the end through a pointer is caught where AddressSanitizer is built in", "[exercises][sandbox]") {
+TEST_CASE("sandbox - a write past the end through a pointer is caught where AddressSanitizer is built in",
+          "[exercises][sandbox]") {
     if (!ATTN_EXERCISE_ASAN) {
         WARN("the student's programs are built without AddressSanitizer here: nothing to check");
         return;
@@ -207,7 +208,7 @@ TEST_CASE("sandbox - garbage on the report channel fails the run", "[exercises][
     expect_run(1, "hostile/report_channel.cpp", 1, {"wrote something the checker cannot read on its report channel"});
 }
 
-TEST_CASE("sandbox - the lessons' own traps are named", "[exercises][sandbox]") {
+TEST_CASE("sandbox - the lessons' own traps are named", "[exercises][sandbox][lesson01][lesson05][lesson06][lesson07]") {
     struct Trap {
         int exercise;
         const char* file;
@@ -231,7 +232,8 @@ TEST_CASE("sandbox - the lessons' own traps are named", "[exercises][sandbox]") 
     }
 }
 
-TEST_CASE("sandbox - correct implementations written from the lesson documents alone pass every exercise", "[exercises][sandbox]") {
+TEST_CASE("sandbox - correct implementations written from the lesson documents alone pass every exercise",
+          "[exercises][sandbox][lesson01][lesson02][lesson03][lesson04][lesson05][lesson06][lesson07]") {
     for (int number = 1; number <= 7; ++number) {
         TempDir state;
         const auto r = check(number, fixtures + "independent/0" + std::to_string(number) + ".cpp", state);
@@ -242,7 +244,7 @@ TEST_CASE("sandbox - correct implementations written from the lesson documents a
     }
 }
 
-TEST_CASE("sandbox - hints follow the failing step and are used up only by changed numbers", "[exercises][sandbox]") {
+TEST_CASE("sandbox - hints follow the failing step and are used up only by changed numbers", "[exercises][sandbox][lesson01]") {
     TempDir state, files;
     const std::string stub = ATTN_SOURCE_DIR "/lessons/01-dot-product/exercise/stub.cpp";
     // The untouched stub shows the first hint without using it up.

@@ -18,7 +18,7 @@ using attn::testing::random_fast_layer;
 using attn::testing::random_float;
 using attn::testing::widen;
 
-TEST_CASE("the lesson path and the fast encoder layer agree to 1e-5", "[fast_attention][lesson6]") {
+TEST_CASE("the lesson path and the fast encoder layer agree to 1e-5", "[fast_attention][lesson06]") {
     std::mt19937 generator(29);
     const std::size_t B = 2, T = 9, D = 32, F = 64, h = 4;
     for (const bool norm_first : {false, true}) {
@@ -59,7 +59,7 @@ TEST_CASE("the lesson path and the fast encoder layer agree to 1e-5", "[fast_att
 }
 
 TEST_CASE("the fast encoder layer and the lesson path name a NaN alike; the layer names its intermediates",
-          "[fast_attention][errors]") {
+          "[fast_attention][errors][lesson06]") {
     std::mt19937 generator(31);
     const std::size_t D = 8, F = 12;
     auto p = random_fast_layer(generator, D, F);

@@ -48,7 +48,7 @@ std::string named_value(const std::string& message) { return message.substr(0, m
 
 }  // namespace
 
-TEST_CASE("the tiled path agrees with the lesson path to 1e-5 with every mask, tile and shape", "[fast_attention][lesson7]") {
+TEST_CASE("the tiled path agrees with the lesson path to 1e-5 with every mask, tile and shape", "[fast_attention][lesson07]") {
     std::mt19937 generator(5);
     const std::size_t B = 3, D = 32, h = 4;
     struct Shape {
@@ -138,7 +138,7 @@ TEST_CASE("a query with no key to attend gets a zero context in both paths and b
     }
 }
 
-TEST_CASE("the tiled path skips the key tiles past each query tile and counts what it computed", "[fast_attention][lesson7]") {
+TEST_CASE("the tiled path skips the key tiles past each query tile and counts what it computed", "[fast_attention][lesson07]") {
     std::mt19937 generator(3);
     const std::size_t B = 2, T = 11, S = 17, D = 8, h = 2, dk = D / h;
     const auto query = random_float<3>(generator, {B, T, D});

@@ -6,7 +6,7 @@
 #include "attn/feed_forward.hpp"
 #include "support/tensor_match.hpp"
 
-TEST_CASE("relu and the exact erf GELU", "[feed_forward]") {
+TEST_CASE("relu and the exact erf GELU", "[feed_forward][lesson06]") {
     const attn::Matrix x = {{-1, 0, 1, 2}};
     CHECK_TENSOR_CLOSE(attn::Matrix({{0, 0, 1, 2}}), attn::relu(x), 0.0, 0.0);
     // GELU(1) = Φ(1) = 0.841344746…, GELU(−1) = −(1 − Φ(1)), GELU(2) = 2 Φ(2) with Φ(2) = 0.977249868…
@@ -14,7 +14,7 @@ TEST_CASE("relu and the exact erf GELU", "[feed_forward]") {
                        1e-15, 1e-14);
 }
 
-TEST_CASE("feed_forward widens to F and comes back to D", "[feed_forward]") {
+TEST_CASE("feed_forward widens to F and comes back to D", "[feed_forward][lesson06]") {
     const attn::Matrix x = {{1, -1}};                            // (N=1, D=2)
     const attn::Matrix W1 = {{1, 0}, {0, 1}, {1, 1}};            // (F=3, D=2)
     const attn::Vector b1 = {0, 0, 0.5};
@@ -28,7 +28,7 @@ TEST_CASE("feed_forward widens to F and comes back to D", "[feed_forward]") {
     CHECK(with_gelu.hidden(0, 1) == Approx(-0.15865525393145707).epsilon(1e-14));
 }
 
-TEST_CASE("feed_forward names the weight that does not fit and unknown activations", "[feed_forward][errors]") {
+TEST_CASE("feed_forward names the weight that does not fit and unknown activations", "[feed_forward][errors][lesson06]") {
     const attn::Matrix x = {{1, -1}};
     const attn::Matrix W1 = {{1, 0}, {0, 1}, {1, 1}};
     CHECK_THROWS_WITH(attn::feed_forward(x, W1, attn::Vector{0, 0, 0}, attn::Matrix({{1, 1}, {1, 1}}), attn::Vector{0, 0},

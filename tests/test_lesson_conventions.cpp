@@ -66,7 +66,8 @@ TEST_CASE("display width counts code points and skips combining marks", "[lesson
     CHECK(display_width("−∞ √d_k") == 7);
 }
 
-TEST_CASE("every expected value's tolerance is smaller than the value", "[lessons][conventions]") {
+TEST_CASE("every expected value's tolerance is smaller than the value",
+          "[lessons][conventions][lesson01][lesson02][lesson03][lesson04][lesson05][lesson06][lesson07]") {
     std::size_t values = 0;
     for (const auto& path : lesson_documents()) {
         const LessonDocument document = read_lesson_document(path);
@@ -93,7 +94,8 @@ TEST_CASE("every expected value's tolerance is smaller than the value", "[lesson
     CHECK(values > 500);  // every lesson's blocks were read
 }
 
-TEST_CASE("every fenced block and table of a lesson fits in 76 columns", "[lessons][conventions]") {
+TEST_CASE("every fenced block and table of a lesson fits in 76 columns",
+          "[lessons][conventions][lesson01][lesson02][lesson03][lesson04][lesson05][lesson06][lesson07]") {
     std::size_t checked = 0;
     for (const auto& path : lesson_documents()) {
         const auto lines = read_lines(path);

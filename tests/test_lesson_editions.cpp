@@ -99,7 +99,8 @@ std::string hints_edition(const std::string& hints_path, const std::string& lang
 
 }  // namespace
 
-TEST_CASE("editions - every lesson has a Spanish edition, and it is not a lesson of its own", "[lessons][editions]") {
+TEST_CASE("editions - every lesson has a Spanish edition, and it is not a lesson of its own",
+          "[lessons][editions][lesson01][lesson02][lesson03][lesson04][lesson05][lesson06][lesson07]") {
     const auto lessons = list_lessons(lessons_dir);
     std::size_t folders = 0;
     for (const auto& entry : fs::directory_iterator(lessons_dir))
@@ -126,7 +127,8 @@ TEST_CASE("editions - every lesson has a Spanish edition, and it is not a lesson
     CHECK(edition_path(planted[0], "es") == dir.path() + "/01-dot-product/README.es.md");
 }
 
-TEST_CASE("editions - both editions of every lesson hold the same blocks in the same steps", "[lessons][editions]") {
+TEST_CASE("editions - both editions of every lesson hold the same blocks in the same steps",
+          "[lessons][editions][lesson01][lesson02][lesson03][lesson04][lesson05][lesson06][lesson07]") {
     for (const auto& lesson : list_lessons(lessons_dir)) {
         const std::string es = edition_path(lesson, "es");
         if (!fs::is_regular_file(es)) continue;  // reported by the test above
@@ -194,7 +196,8 @@ TEST_CASE("editions - any difference in a block or in the steps is found", "[les
     CHECK_FALSE(edition_differences(english_path, edition).empty());
 }
 
-TEST_CASE("editions - every Spanish document passes every check, as attn check runs it", "[lessons][editions]") {
+TEST_CASE("editions - every Spanish document passes every check, as attn check runs it",
+          "[lessons][editions][lesson01][lesson02][lesson03][lesson04][lesson05][lesson06][lesson07]") {
     for (const auto& lesson : list_lessons(lessons_dir)) {
         if (!fs::is_regular_file(edition_path(lesson, "es"))) continue;
         INFO(edition_path(lesson, "es"));
@@ -209,7 +212,8 @@ TEST_CASE("editions - every Spanish document passes every check, as attn check r
     }
 }
 
-TEST_CASE("editions - the Spanish hints are about the same steps, in the same order", "[exercises][editions]") {
+TEST_CASE("editions - the Spanish hints are about the same steps, in the same order",
+          "[exercises][editions][lesson01][lesson02][lesson03][lesson04][lesson05][lesson06][lesson07]") {
     for (const auto& exercise : list_exercises(ATTN_SOURCE_DIR)) {
         const std::string es = hints_edition(exercise.hints_path, "es");
         INFO(es);

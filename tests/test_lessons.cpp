@@ -29,13 +29,13 @@ void check_lesson(int number) {
 
 }  // namespace
 
-TEST_CASE("lesson 1 - dot-product attention - every expected value matches", "[lessons]") { check_lesson(1); }
-TEST_CASE("lesson 2 - Luong attention - every expected value matches", "[lessons]") { check_lesson(2); }
-TEST_CASE("lesson 3 - Bahdanau attention - every expected value matches", "[lessons]") { check_lesson(3); }
-TEST_CASE("lesson 4 - causal self-attention - every expected value matches", "[lessons]") { check_lesson(4); }
-TEST_CASE("lesson 5 - multi-head attention - every expected value matches", "[lessons]") { check_lesson(5); }
-TEST_CASE("lesson 6 - the Transformer encoder layer - every expected value matches", "[lessons]") { check_lesson(6); }
-TEST_CASE("lesson 7 - the online softmax - every expected value matches", "[lessons]") { check_lesson(7); }
+TEST_CASE("lesson 1 - dot-product attention - every expected value matches", "[lessons][lesson01]") { check_lesson(1); }
+TEST_CASE("lesson 2 - Luong attention - every expected value matches", "[lessons][lesson02]") { check_lesson(2); }
+TEST_CASE("lesson 3 - Bahdanau attention - every expected value matches", "[lessons][lesson03]") { check_lesson(3); }
+TEST_CASE("lesson 4 - causal self-attention - every expected value matches", "[lessons][lesson04]") { check_lesson(4); }
+TEST_CASE("lesson 5 - multi-head attention - every expected value matches", "[lessons][lesson05]") { check_lesson(5); }
+TEST_CASE("lesson 6 - the Transformer encoder layer - every expected value matches", "[lessons][lesson06]") { check_lesson(6); }
+TEST_CASE("lesson 7 - the online softmax - every expected value matches", "[lessons][lesson07]") { check_lesson(7); }
 
 namespace {
 
@@ -48,7 +48,7 @@ LessonRun run_of(int number) { return run_lesson(find_lesson(list_lessons(lesson
 
 }  // namespace
 
-TEST_CASE("lesson 4 - decoding with a KV cache gives the new tokens the rows of the full computation", "[lessons]") {
+TEST_CASE("lesson 4 - decoding with a KV cache gives the new tokens the rows of the full computation", "[lessons][lesson04]") {
     // Step 11: queries 2 and 3 over all four keys, aligned bottom-right, are rows 2 and 3 of step 4;
     // aligned top-left (example "cross") they are not.
     const LessonRun run = run_of(4);
@@ -65,7 +65,8 @@ TEST_CASE("lesson 4 - decoding with a KV cache gives the new tokens the rows of 
     for (std::size_t i = 0; i < 3; ++i) CHECK(cached_output(0, 1, i) == Approx(full_output(0, 3, i)).margin(1e-15));
 }
 
-TEST_CASE("lesson 6 - the worked layer's attention is lesson 5's, and its norm statistics are norm1's", "[lessons]") {
+TEST_CASE("lesson 6 - the worked layer's attention is lesson 5's, and its norm statistics are norm1's",
+          "[lessons][lesson05][lesson06]") {
     const LessonRun five = run_of(5), six = run_of(6);
     const attn::DynamicTensor output5 = computed(five, "main", "output"), attention6 = computed(six, "main", "attention_output");
     REQUIRE(output5.shape() == attention6.shape());
@@ -77,7 +78,8 @@ TEST_CASE("lesson 6 - the worked layer's attention is lesson 5's, and its norm s
     CHECK(computed(six, "main", "norm1_variance")(0, 0) == Approx(2.1092).margin(5e-5));
 }
 
-TEST_CASE("lesson 7 - the online softmax gives lesson 4's output and skips the tiles above the diagonal", "[lessons]") {
+TEST_CASE("lesson 7 - the online softmax gives lesson 4's output and skips the tiles above the diagonal",
+          "[lessons][lesson04][lesson07]") {
     const LessonRun run = run_of(7);
     for (const std::string example : {"main", "causal"}) {
         INFO("example " << example);
@@ -158,7 +160,8 @@ TEST_CASE("a wrong expected value fails its check with the numbers", "[lessons]"
     CHECK_THAT(run.checks[0].comparison.summary(), Catch::Contains("first at [0, 1]: expected 8, got 7"));
 }
 
-TEST_CASE("lesson 7 - a tile size that is not a whole number from 1 to a million names the input", "[lessons][errors]") {
+TEST_CASE("lesson 7 - a tile size that is not a whole number from 1 to a million names the input",
+          "[lessons][errors][lesson07]") {
     attn::testing::TempDir dir;
     std::filesystem::create_directories(dir.path() + "/07-online-softmax");
     const std::string path = dir.path() + "/07-online-softmax/README.md";

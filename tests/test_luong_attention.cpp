@@ -30,7 +30,7 @@ attn::Matrix row_vector_scores(const attn::Tensor3& keys, const attn::Matrix& qu
 
 }  // namespace
 
-TEST_CASE("luong_general_attention reproduces lesson 2 step by step", "[luong_attention]") {
+TEST_CASE("luong_general_attention reproduces lesson 2 step by step", "[luong_attention][lesson02]") {
     const auto r = attn::luong_general_attention(A, b, W);
     CHECK_TENSOR_CLOSE(attn::Tensor3({{{1, 2, 2}, {2, 2, 1}}, {{4, 5, 2}, {4, 5, 2}}}), r.projected, 0.0, 0.0);
     CHECK_TENSOR_CLOSE(attn::Matrix({{41, 39}, {15, 15}}), r.scores, 0.0, 0.0);
@@ -39,7 +39,7 @@ TEST_CASE("luong_general_attention reproduces lesson 2 step by step", "[luong_at
     CHECK_TENSOR_CLOSE(attn::Matrix({{2.0 - w, 2, 3}, {4, 5, 6}}), r.context, 1e-14, 1e-14);
 }
 
-TEST_CASE("luong_general_attention with the identity is dot_attention", "[luong_attention]") {
+TEST_CASE("luong_general_attention with the identity is dot_attention", "[luong_attention][lesson02]") {
     const attn::Matrix identity = xt::eye<double>(3);
     const auto general = attn::luong_general_attention(A, b, identity);
     const auto dot = attn::dot_attention(A, b);
@@ -49,7 +49,7 @@ TEST_CASE("luong_general_attention with the identity is dot_attention", "[luong_
     CHECK(std::round(general.context(0, 0) * 1e4) / 1e4 == Approx(1.9991).margin(1e-12));
 }
 
-TEST_CASE("the matmul layout of the seed is the nn.Linear layout with W transposed", "[luong_attention][property]") {
+TEST_CASE("the matmul layout of the seed is the nn.Linear layout with W transposed", "[luong_attention][property][lesson02]") {
     xt::random::seed(5);
     const attn::Tensor3 keys = xt::random::randn<double>({3, 4, 5});
     const attn::Matrix query = xt::random::randn<double>({3, 5});
@@ -64,7 +64,7 @@ TEST_CASE("the matmul layout of the seed is the nn.Linear layout with W transpos
     CHECK_TENSOR_CLOSE(attn::Matrix({{29, 36}, {7, 7}}), attn::luong_general_attention(A, b, xt::transpose(W)).scores, 0.0, 0.0);
 }
 
-TEST_CASE("identical encoder outputs give equal weights and that output for any W_a", "[luong_attention][property]") {
+TEST_CASE("identical encoder outputs give equal weights and that output for any W_a", "[luong_attention][property][lesson02]") {
     xt::random::seed(8);
     for (int trial = 0; trial < 5; ++trial) {
         const attn::Matrix weight = xt::random::randn<double>({3, 3}) * 2.0;
@@ -75,7 +75,7 @@ TEST_CASE("identical encoder outputs give equal weights and that output for any 
     }
 }
 
-TEST_CASE("luong_concat_attention reproduces lesson 2 step 9 by hand", "[luong_attention]") {
+TEST_CASE("luong_concat_attention reproduces lesson 2 step 9 by hand", "[luong_attention][lesson02]") {
     const attn::Matrix W_a = {{0.1, 0, 0, -0.5, 0, 0}, {0, 0, 0.1, 0, 0, -0.2}, {0, 0.1, 0, 0, -0.1, 0}};
     const attn::Matrix v_a = {{2, 1, -1}};
     const auto r = attn::luong_concat_attention(A, b, W_a, v_a);
@@ -95,7 +95,7 @@ TEST_CASE("luong_concat_attention reproduces lesson 2 step 9 by hand", "[luong_a
     CHECK_TENSOR_CLOSE(attn::Matrix({{2 - w, 2, 3}, {4, 5, 6}}), r.context, 1e-14, 1e-14);
 }
 
-TEST_CASE("luong_concat_attention accepts a hidden width other than H", "[luong_attention][shapes]") {
+TEST_CASE("luong_concat_attention accepts a hidden width other than H", "[luong_attention][shapes][lesson02]") {
     // A = 1: the score is v · tanh(w · [h_t ; h̄_s]) with a single hidden unit.
     const attn::Matrix W_a = {{1, 0, 0, 0, 0, 1}};  // reads h_t[1] and h̄_s[3]
     const auto r = attn::luong_concat_attention(A, b, W_a, attn::Matrix({{3}}));
@@ -104,7 +104,7 @@ TEST_CASE("luong_concat_attention accepts a hidden width other than H", "[luong_
     CHECK(r.hidden.shape(2) == 1);
 }
 
-TEST_CASE("luong attention keeps every axis with B = 1 and S = 1", "[luong_attention][shapes]") {
+TEST_CASE("luong attention keeps every axis with B = 1 and S = 1", "[luong_attention][shapes][lesson02]") {
     const auto one_sentence = attn::luong_general_attention(attn::Tensor3({{{1, 2, 3}, {2, 2, 3}}}), attn::Matrix({{7, 8, 9}}), W);
     CHECK_TENSOR_CLOSE(attn::Matrix({{41, 39}}), one_sentence.scores, 0.0, 0.0);
     CHECK(one_sentence.context.shape(0) == 1);
@@ -121,7 +121,7 @@ TEST_CASE("luong attention keeps every axis with B = 1 and S = 1", "[luong_atten
     CHECK_TENSOR_CLOSE(attn::Matrix({{1, 2}, {3, 4}}), concat.context, 0.0, 0.0);
 }
 
-TEST_CASE("luong attention names the argument and both shapes when they disagree", "[luong_attention][errors]") {
+TEST_CASE("luong attention names the argument and both shapes when they disagree", "[luong_attention][errors][lesson02]") {
     CHECK_THROWS_WITH(attn::luong_general_attention(A, b, xt::zeros<double>({4, 4})),
                       Catch::Contains("W_a (4, 4) (H, H) has H = 4") && Catch::Contains("encoder_outputs (2, 2, 3) (B, S, H) has H = 3") &&
                           Catch::Contains("(H, H) = (3, 3)"));

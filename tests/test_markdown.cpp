@@ -37,7 +37,7 @@ const std::vector<std::string> intro_table = {
 TEST_CASE("a heading followed by a blank line renders without throwing", "[markdown][errors]") {
     // "### " then a blank line once threw std::out_of_range (an empty heading, then a check of
     // the last two characters of a one-character output).
-    for (const std::string& markdown : {"### \n\ntext", "###\n\n", "#\n", "### ", "\n\n\n", "", "> \n", ">", "- \n", "|", "| |\n|-|"}) {
+    for (const std::string markdown : {"### \n\ntext", "###\n\n", "#\n", "### ", "\n\n\n", "", "> \n", ">", "- \n", "|", "| |\n|-|"}) {
         INFO(markdown);
         std::string out;
         CHECK_NOTHROW(out = render_markdown(markdown, plain(80)));

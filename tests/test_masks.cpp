@@ -12,7 +12,7 @@ namespace {
 const double inf = std::numeric_limits<double>::infinity();
 }
 
-TEST_CASE("the causal mask hides the keys above the diagonal", "[masks]") {
+TEST_CASE("the causal mask hides the keys above the diagonal", "[masks][lesson04]") {
     const attn::Matrix expected = {{0, -inf, -inf}, {0, 0, -inf}, {0, 0, 0}};
     CHECK_TENSOR_CLOSE(expected, attn::causal_mask(3, 3), 0.0, 0.0);
     CHECK(attn::is_future_key(0, 1));
@@ -20,7 +20,7 @@ TEST_CASE("the causal mask hides the keys above the diagonal", "[masks]") {
     CHECK_FALSE(attn::is_future_key(2, 0));
 }
 
-TEST_CASE("the causal mask with T != S is aligned at the top-left corner", "[masks]") {
+TEST_CASE("the causal mask with T != S is aligned at the top-left corner", "[masks][lesson04]") {
     // Fewer queries than keys: query t still sees keys 0 … t only.
     const attn::Matrix wide = {{0, -inf, -inf, -inf}, {0, 0, -inf, -inf}};
     CHECK_TENSOR_CLOSE(wide, attn::causal_mask(2, 4), 0.0, 0.0);
@@ -29,7 +29,7 @@ TEST_CASE("the causal mask with T != S is aligned at the top-left corner", "[mas
     CHECK_TENSOR_CLOSE(tall, attn::causal_mask(3, 2), 0.0, 0.0);
 }
 
-TEST_CASE("the bottom-right causal mask lets the last query see every key", "[masks]") {
+TEST_CASE("the bottom-right causal mask lets the last query see every key", "[masks][lesson04]") {
     using attn::CausalAlignment;
     // KV-cache decoding: 2 new queries after 2 cached keys. torch.triu(ones(2, 4), 4 - 2 + 1) hidden.
     const attn::Matrix wide = {{0, 0, 0, -inf}, {0, 0, 0, 0}};
@@ -44,7 +44,7 @@ TEST_CASE("the bottom-right causal mask lets the last query see every key", "[ma
     CHECK(attn::is_future_key(0, 1, 2, 4, CausalAlignment::top_left));
 }
 
-TEST_CASE("causal alignments are named top-left and bottom-right", "[masks][errors]") {
+TEST_CASE("causal alignments are named top-left and bottom-right", "[masks][errors][lesson04]") {
     CHECK(attn::parse_causal_alignment("top-left") == attn::CausalAlignment::top_left);
     CHECK(attn::parse_causal_alignment("bottom-right") == attn::CausalAlignment::bottom_right);
     CHECK_THROWS_AS(attn::parse_causal_alignment("bottom_right"), attn::InputError);
@@ -53,7 +53,7 @@ TEST_CASE("causal alignments are named top-left and bottom-right", "[masks][erro
                           Catch::Contains("bottom-right"));
 }
 
-TEST_CASE("every row of a causal mask keeps key 0", "[masks]") {
+TEST_CASE("every row of a causal mask keeps key 0", "[masks][lesson04]") {
     for (std::size_t T : {1, 2, 5})
         for (std::size_t S : {1, 3, 7}) {
             const attn::Matrix mask = attn::causal_mask(T, S);
@@ -61,13 +61,13 @@ TEST_CASE("every row of a causal mask keeps key 0", "[masks]") {
         }
 }
 
-TEST_CASE("the padding mask turns 1 into 0 and 0 into minus infinity", "[masks]") {
+TEST_CASE("the padding mask turns 1 into 0 and 0 into minus infinity", "[masks][lesson04][lesson05]") {
     const attn::Matrix attention_mask = {{1, 1, 1}, {1, 1, 0}};
     const attn::Matrix expected = {{0, 0, 0}, {0, 0, -inf}};
     CHECK_TENSOR_CLOSE(expected, attn::padding_mask(attention_mask), 0.0, 0.0);
 }
 
-TEST_CASE("an attention mask with a value other than 0 or 1 is refused with its place", "[masks][errors]") {
+TEST_CASE("an attention mask with a value other than 0 or 1 is refused with its place", "[masks][errors][lesson04]") {
     const attn::Matrix bad = {{1, 1, 1}, {1, 0.5, 0}};
     CHECK_THROWS_AS(attn::padding_mask(bad), attn::InputError);
     CHECK_THROWS_WITH(attn::check_attention_mask(bad), Catch::Contains("attention_mask (2, 3) holds 0.5 at [1, 1]"));

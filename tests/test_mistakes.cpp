@@ -21,7 +21,7 @@ const attn::Matrix b = {{7, 8, 9}, {2, 1, 1}};
 const double inf = std::numeric_limits<double>::infinity();
 }  // namespace
 
-TEST_CASE("softmax over the batch axis normalises columns and differs on lesson 1", "[mistakes]") {
+TEST_CASE("softmax over the batch axis normalises columns and differs on lesson 1", "[mistakes][lesson01]") {
     const auto wrong = attn::mistakes::softmax_over_batch(attn::dot_attention(A, b), A);
     // Column 0 holds scores 50 and 19: softmax over the batch gives 1/(1 + e^-31) and e^-31/(1 + e^-31).
     const double top = 1.0 / (1.0 + std::exp(-31.0)), top2 = 1.0 / (1.0 + std::exp(-38.0));
@@ -31,14 +31,14 @@ TEST_CASE("softmax over the batch axis normalises columns and differs on lesson 
     CHECK_FALSE(attn::tutor::compare(right.context, wrong.context, {1e-3, 1e-3}).passed);
 }
 
-TEST_CASE("attention without the softmax uses the raw scores as weights and differs on lesson 1", "[mistakes]") {
+TEST_CASE("attention without the softmax uses the raw scores as weights and differs on lesson 1", "[mistakes][lesson01]") {
     const auto wrong = attn::mistakes::without_softmax(attn::dot_attention(A, b), A);
     CHECK_TENSOR_CLOSE(attn::Matrix({{50, 57}, {19, 19}}), wrong.weights, 0.0, 0.0);
     CHECK_TENSOR_CLOSE(attn::Matrix({{50 + 114, 100 + 114, 150 + 171}, {152, 190, 228}}), wrong.context, 1e-12, 1e-12);
     CHECK_FALSE(attn::tutor::compare(attn::dot_attention(A, b).context, wrong.context, {1e-3, 1e-3}).passed);
 }
 
-TEST_CASE("every weight 1, lesson 1's squeeze trap, sums the encoder outputs", "[mistakes]") {
+TEST_CASE("every weight 1, lesson 1's squeeze trap, sums the encoder outputs", "[mistakes][lesson01]") {
     const auto wrong = attn::mistakes::weights_all_one(attn::dot_attention(A, b), A);
     CHECK_TENSOR_CLOSE(attn::Matrix({{1, 1}, {1, 1}}), wrong.weights, 0.0, 0.0);
     CHECK_TENSOR_CLOSE(attn::Matrix({{3, 4, 6}, {8, 10, 12}}), wrong.context, 0.0, 0.0);
@@ -50,7 +50,7 @@ TEST_CASE("every weight 1, lesson 1's squeeze trap, sums the encoder outputs", "
                        attn::mistakes::softmax_over_batch(right_one, one).weights, 0.0, 0.0);
 }
 
-TEST_CASE("a softmax without the maximum subtracted is right for small scores and NaN in the hundreds", "[mistakes]") {
+TEST_CASE("a softmax without the maximum subtracted is right for small scores and NaN in the hundreds", "[mistakes][lesson01]") {
     const attn::Matrix small = {{1, 2, 3}};
     CHECK_TENSOR_CLOSE(attn::softmax_last_axis(small), attn::mistakes::softmax_without_max_subtraction(small), 1e-15, 1e-15);
     const attn::Matrix large = {{800, 750, -20}, {-800, -900, -760}};
@@ -103,7 +103,8 @@ attn::ScaledDotProductAttentionResult causal_lesson4() { return causal(Q4, K4, V
 
 }  // namespace
 
-TEST_CASE("W where its transpose was meant computes the seed's first LuAttention and differs on lesson 2", "[mistakes]") {
+TEST_CASE("W where its transpose was meant computes the seed's first LuAttention and differs on lesson 2",
+          "[mistakes][lesson02]") {
     const auto wrong = attn::mistakes::luong_weight_transposed(A, b, luong_W);
     // encoder_outputs @ W: [1, 2, 3] W = [-2, 2, 3], as lesson 2 step 7 works out by hand.
     CHECK_TENSOR_CLOSE(attn::Tensor3({{{-2, 2, 3}, {-1, 2, 3}}, {{-2, 5, 6}, {-2, 5, 6}}}), wrong.projected, 1e-12, 0.0);
@@ -117,7 +118,7 @@ TEST_CASE("W where its transpose was meant computes the seed's first LuAttention
                        attn::mistakes::luong_weight_transposed(A, b, identity).scores, 1e-12, 0.0);
 }
 
-TEST_CASE("Luong attention with the softmax over the batch normalises columns and differs on lesson 2", "[mistakes]") {
+TEST_CASE("Luong attention with the softmax over the batch normalises columns and differs on lesson 2", "[mistakes][lesson02]") {
     const auto wrong = attn::mistakes::softmax_over_batch(attn::luong_general_attention(A, b, luong_W), A);
     const auto right = attn::luong_general_attention(A, b, luong_W);
     CHECK_TENSOR_CLOSE(right.scores, wrong.scores, 0.0, 0.0);
@@ -128,7 +129,7 @@ TEST_CASE("Luong attention with the softmax over the batch normalises columns an
     CHECK(differ(right.context, wrong.context));
 }
 
-TEST_CASE("Luong attention averaging the projected outputs gets a wrong context on lesson 2", "[mistakes]") {
+TEST_CASE("Luong attention averaging the projected outputs gets a wrong context on lesson 2", "[mistakes][lesson02]") {
     const auto wrong = attn::mistakes::luong_context_of_projected(attn::luong_general_attention(A, b, luong_W));
     const auto right = attn::luong_general_attention(A, b, luong_W);
     CHECK_TENSOR_CLOSE(right.weights, wrong.weights, 0.0, 0.0);
@@ -138,7 +139,7 @@ TEST_CASE("Luong attention averaging the projected outputs gets a wrong context 
     CHECK(differ(right.context, wrong.context));
 }
 
-TEST_CASE("Bahdanau attention with the concatenation swapped feeds h_t first and differs on lesson 3", "[mistakes]") {
+TEST_CASE("Bahdanau attention with the concatenation swapped feeds h_t first and differs on lesson 3", "[mistakes][lesson03]") {
     const auto wrong = attn::mistakes::bahdanau_concatenation_swapped(A, b, bahdanau_W1, bahdanau_b1,
                                                                                  bahdanau_w2, bahdanau_b2);
     CHECK_TENSOR_CLOSE(attn::Tensor3({{{7, 8, 9, 1, 2, 3}, {7, 8, 9, 2, 2, 3}}, {{2, 1, 1, 4, 5, 6}, {2, 1, 1, 4, 5, 6}}}),
@@ -151,7 +152,7 @@ TEST_CASE("Bahdanau attention with the concatenation swapped feeds h_t first and
     CHECK(differ(right.weights, wrong.weights));
 }
 
-TEST_CASE("Bahdanau attention through a reshape instead of a transpose gives lesson 3 step 8's weights", "[mistakes]") {
+TEST_CASE("Bahdanau attention through a reshape instead of a transpose gives lesson 3 step 8's weights", "[mistakes][lesson03]") {
     const auto wrong = attn::mistakes::bahdanau_reshape_not_transpose(
         attn::bahdanau_attention(A, b, bahdanau_W1, bahdanau_b1, bahdanau_w2, bahdanau_b2), A, bahdanau_W1, bahdanau_b1,
         bahdanau_w2, bahdanau_b2);
@@ -171,7 +172,8 @@ TEST_CASE("Bahdanau attention through a reshape instead of a transpose gives les
                        1e-12, 1e-12);
 }
 
-TEST_CASE("Bahdanau attention with the softmax over the batch normalises columns and differs on lesson 3", "[mistakes]") {
+TEST_CASE("Bahdanau attention with the softmax over the batch normalises columns and differs on lesson 3",
+          "[mistakes][lesson03]") {
     const auto wrong = attn::mistakes::softmax_over_batch(
         attn::bahdanau_attention(A, b, bahdanau_W1, bahdanau_b1, bahdanau_w2, bahdanau_b2), A);
     const auto right = attn::bahdanau_attention(A, b, bahdanau_W1, bahdanau_b1, bahdanau_w2, bahdanau_b2);
@@ -181,7 +183,7 @@ TEST_CASE("Bahdanau attention with the softmax over the batch normalises columns
     CHECK(differ(right.context, wrong.context));
 }
 
-TEST_CASE("causal attention without the scale uses the raw dot products and differs on lesson 4", "[mistakes]") {
+TEST_CASE("causal attention without the scale uses the raw dot products and differs on lesson 4", "[mistakes][lesson04]") {
     const auto wrong = attn::mistakes::attention_unscaled(Q4, K4, V4, true);
     CHECK_TENSOR_CLOSE(attn::Tensor3({{{0, -inf, -inf, -inf}, {0.3, 0.6, -inf, -inf}, {0.06, 0.12, 0.18, -inf},
                                        {0.09, 0.18, 0.27, 0.36}}}),
@@ -192,7 +194,7 @@ TEST_CASE("causal attention without the scale uses the raw dot products and diff
     CHECK(differ(right.output, wrong.output));
 }
 
-TEST_CASE("a causal mask on the wrong triangle hides the past and differs on lesson 4", "[mistakes]") {
+TEST_CASE("a causal mask on the wrong triangle hides the past and differs on lesson 4", "[mistakes][lesson04]") {
     const auto wrong = attn::mistakes::causal_mask_on_wrong_triangle(causal_lesson4(), V4);
     const auto right = causal_lesson4();
     CHECK_TENSOR_CLOSE(right.scores, wrong.scores, 0.0, 0.0);
@@ -205,7 +207,8 @@ TEST_CASE("a causal mask on the wrong triangle hides the past and differs on les
     CHECK(differ(right.output, wrong.output));
 }
 
-TEST_CASE("causal attention with the softmax over the queries normalises columns and differs on lesson 4", "[mistakes]") {
+TEST_CASE("causal attention with the softmax over the queries normalises columns and differs on lesson 4",
+          "[mistakes][lesson04]") {
     const auto wrong = attn::mistakes::softmax_over_queries(causal_lesson4(), V4);
     const auto right = causal_lesson4();
     CHECK_TENSOR_CLOSE(right.masked_scores, wrong.masked_scores, 0.0, 0.0);
@@ -227,7 +230,7 @@ TEST_CASE("causal attention with the softmax over the queries normalises columns
     CHECK(std::isnan(cross.output(0, 0, 0)));
 }
 
-TEST_CASE("a causal mask applied after the softmax leaves rows that do not sum to 1 on lesson 4", "[mistakes]") {
+TEST_CASE("a causal mask applied after the softmax leaves rows that do not sum to 1 on lesson 4", "[mistakes][lesson04]") {
     const auto wrong = attn::mistakes::causal_mask_after_softmax(causal_lesson4(), V4);
     const auto right = causal_lesson4();
     CHECK_TENSOR_CLOSE(right.scores, wrong.masked_scores, 0.0, 0.0);  // the softmax saw the scores unmasked
@@ -241,7 +244,7 @@ TEST_CASE("a causal mask applied after the softmax leaves rows that do not sum t
     CHECK(differ(right.output, wrong.output));
 }
 
-TEST_CASE("causal scores multiplied by the 0/1 mask give lesson 4 step 9's weights", "[mistakes]") {
+TEST_CASE("causal scores multiplied by the 0/1 mask give lesson 4 step 9's weights", "[mistakes][lesson04]") {
     const auto wrong = attn::mistakes::causal_scores_multiplied_by_mask(causal_lesson4(), V4);
     const auto right = causal_lesson4();
     CHECK(wrong.masked_scores(0, 1, 2) == 0.0);

@@ -72,7 +72,7 @@ bool distinct(const attn::DynamicTensor& right, const attn::DynamicTensor& wrong
 
 }  // namespace lessons56
 
-TEST_CASE("heads split by a reshape get whole positions and differ on lesson 5", "[mistakes]") {
+TEST_CASE("heads split by a reshape get whole positions and differ on lesson 5", "[mistakes][lesson05]") {
     using namespace lessons56;
     const auto right = right5(x5);
     // q = [[1, 1, 2, 1], [1, 2, 3, -1], [3, 1, 3, -2]] in memory order, cut into rows of d_k = 2.
@@ -101,7 +101,7 @@ TEST_CASE("heads split by a reshape get whole positions and differ on lesson 5",
     CHECK(distinct(right.output, both.output));
 }
 
-TEST_CASE("multi-head attention without the scale gives lesson 5 step 8's unscaled numbers", "[mistakes]") {
+TEST_CASE("multi-head attention without the scale gives lesson 5 step 8's unscaled numbers", "[mistakes][lesson05]") {
     using namespace lessons56;
     const auto right = right5(x5);
     const auto wrong = attn::mistakes::heads_scaled_by(right, lesson5_weights(), std::nullopt, 1.0);
@@ -115,7 +115,7 @@ TEST_CASE("multi-head attention without the scale gives lesson 5 step 8's unscal
 }
 
 TEST_CASE("multi-head attention scaled by the model width divides by the square root of D and differs on lesson 5",
-          "[mistakes]") {
+          "[mistakes][lesson05]") {
     using namespace lessons56;
     const auto right = right5(x5);
     const auto wrong = attn::mistakes::heads_scaled_by(right, lesson5_weights(), std::nullopt, 0.5);  // 1/√D, D = 4
@@ -126,7 +126,7 @@ TEST_CASE("multi-head attention scaled by the model width divides by the square 
     CHECK(distinct(attn::mistakes::heads_scaled_by(right, lesson5_weights(), std::nullopt, 1.0).output, wrong.output));
 }
 
-TEST_CASE("an inverted padding mask attends to the padding only on lesson 5's padded batch", "[mistakes]") {
+TEST_CASE("an inverted padding mask attends to the padding only on lesson 5's padded batch", "[mistakes][lesson05]") {
     using namespace lessons56;
     const auto right = right5(batch5, mask5);
     const auto wrong = attn::mistakes::mask_inverted(right, lesson5_weights(), mask5);
@@ -142,7 +142,7 @@ TEST_CASE("an inverted padding mask attends to the padding only on lesson 5's pa
     CHECK(distinct(right.output, wrong.output));
 }
 
-TEST_CASE("a padding mask applied after the softmax leaves rows below 1 on lesson 5's padded batch", "[mistakes]") {
+TEST_CASE("a padding mask applied after the softmax leaves rows below 1 on lesson 5's padded batch", "[mistakes][lesson05]") {
     using namespace lessons56;
     const auto right = right5(batch5, mask5);
     const auto wrong = attn::mistakes::mask_after_softmax(right, lesson5_weights(), mask5);
@@ -163,7 +163,7 @@ TEST_CASE("a padding mask applied after the softmax leaves rows below 1 on lesso
     CHECK(distinct(right.output, wrong.output));
 }
 
-TEST_CASE("multi-head attention without W_o outputs the context and differs on lesson 5", "[mistakes]") {
+TEST_CASE("multi-head attention without W_o outputs the context and differs on lesson 5", "[mistakes][lesson05]") {
     using namespace lessons56;
     const auto right = right5(x5);
     const auto wrong = attn::mistakes::without_output_projection(right);
@@ -177,7 +177,7 @@ TEST_CASE("multi-head attention without W_o outputs the context and differs on l
     CHECK_TENSOR_CLOSE(right_without.output, attn::mistakes::without_output_projection(right_without).output, 0.0, 0.0);
 }
 
-TEST_CASE("a query whose keys are all padding gets NaN instead of weights of zero", "[mistakes]") {
+TEST_CASE("a query whose keys are all padding gets NaN instead of weights of zero", "[mistakes][lesson05]") {
     using namespace lessons56;
     const attn::Matrix all_padding = {{1, 1, 1}, {0, 0, 0}};
     const auto right = right5(batch5, all_padding);
@@ -194,7 +194,7 @@ TEST_CASE("a query whose keys are all padding gets NaN instead of weights of zer
     CHECK_TENSOR_CLOSE(padded.output, attn::mistakes::nan_for_fully_masked_query(padded, lesson5_weights(), mask5).output, 1e-12, 1e-12);
 }
 
-TEST_CASE("the mask on the heads axis gives head j sentence j's mask", "[mistakes]") {
+TEST_CASE("the mask on the heads axis gives head j sentence j's mask", "[mistakes][lesson05]") {
     using namespace lessons56;
     const auto right = right5(batch5, mask5);
     const auto wrong = attn::mistakes::mask_on_heads_axis(right, lesson5_weights(), mask5);
@@ -207,7 +207,7 @@ TEST_CASE("the mask on the heads axis gives head j sentence j's mask", "[mistake
     CHECK(distinct(right.output, wrong.output));
 }
 
-TEST_CASE("layer norm over the whole tensor pools every row and is right on a single row", "[mistakes]") {
+TEST_CASE("layer norm over the whole tensor pools every row and is right on a single row", "[mistakes][lesson06]") {
     using namespace lessons56;
     const auto wrong = attn::mistakes::layer_norm_whole_tensor(rows6, ones5, zeros5, 1e-5);
     // The ten values 0 … 9: mean 4.5, variance 8.25, one for both rows.
@@ -219,7 +219,7 @@ TEST_CASE("layer norm over the whole tensor pools every row and is right on a si
                        attn::mistakes::layer_norm_whole_tensor(row, ones5, zeros5, 1e-5).output, 1e-15, 0.0);
 }
 
-TEST_CASE("layer norm with the unbiased variance shrinks lesson 6's rows", "[mistakes]") {
+TEST_CASE("layer norm with the unbiased variance shrinks lesson 6's rows", "[mistakes][lesson06]") {
     using namespace lessons56;
     const auto wrong = attn::mistakes::layer_norm_unbiased_variance(rows6, ones5, zeros5, 1e-5);
     const auto right = attn::layer_norm(rows6, ones5, zeros5);
@@ -238,7 +238,7 @@ TEST_CASE("layer norm with the unbiased variance shrinks lesson 6's rows", "[mis
 }
 
 TEST_CASE("layer norm with eps outside the square root differs slightly on lesson 6 and much on a narrow row",
-          "[mistakes]") {
+          "[mistakes][lesson06]") {
     using namespace lessons56;
     const auto wrong = attn::mistakes::layer_norm_eps_outside_sqrt(rows6, ones5, zeros5, 1e-5);
     const auto right = attn::layer_norm(rows6, ones5, zeros5);
@@ -256,7 +256,7 @@ TEST_CASE("layer norm with eps outside the square root differs slightly on lesso
     CHECK(distinct(narrow_right.output, narrow_wrong.output, 0.1));
 }
 
-TEST_CASE("the Annotated Transformer's layer norm as a mistake gives lesson 6 step 2's numbers", "[mistakes]") {
+TEST_CASE("the Annotated Transformer's layer norm as a mistake gives lesson 6 step 2's numbers", "[mistakes][lesson06]") {
     using namespace lessons56;
     const auto wrong = attn::mistakes::layer_norm_annotated_transformer(rows6, ones5, zeros5, 1e-5);
     CHECK_TENSOR_CLOSE(attn::annotated_layer_norm(rows6, ones5, zeros5, 1e-5).output, wrong.output, 0.0, 0.0);
@@ -267,7 +267,7 @@ TEST_CASE("the Annotated Transformer's layer norm as a mistake gives lesson 6 st
     CHECK(distinct(attn::mistakes::layer_norm_unbiased_variance(rows6, ones5, zeros5, 1e-5).output, wrong.output, 1e-9));
 }
 
-TEST_CASE("encoder layers with a wrong layer norm differ from the right one on lesson 6's worked layer", "[mistakes]") {
+TEST_CASE("encoder layers with a wrong layer norm differ from the right one on lesson 6's worked layer", "[mistakes][lesson06]") {
     using namespace lessons56;
     const auto [x6, weights] = lesson6_layer();
     for (bool norm_first : {false, true}) {
@@ -289,7 +289,7 @@ TEST_CASE("encoder layers with a wrong layer norm differ from the right one on l
     }
 }
 
-TEST_CASE("swapped norms give lesson 6's pre-norm output for post-norm and the reverse", "[mistakes]") {
+TEST_CASE("swapped norms give lesson 6's pre-norm output for post-norm and the reverse", "[mistakes][lesson06]") {
     using namespace lessons56;
     const auto [x6, weights] = lesson6_layer();
     const auto wrong = attn::mistakes::norms_swapped(x6, weights, lesson6_options(false));
@@ -310,7 +310,7 @@ TEST_CASE("swapped norms give lesson 6's pre-norm output for post-norm and the r
 }
 
 TEST_CASE("an encoder layer without the output projection adds the heads' context and differs on lesson 6",
-          "[mistakes]") {
+          "[mistakes][lesson06]") {
     using namespace lessons56;
     const auto [x6, weights] = lesson6_layer();
     const auto right = attn::transformer_encoder_layer(x6, weights, lesson6_options(false));

@@ -54,7 +54,7 @@ attn::Vector row_of(const attn::Tensor3& output, std::size_t t) {
 
 }  // namespace
 
-TEST_CASE("l not rescaled keeps the first tile's terms against m = 2 on lesson 7's example", "[mistakes]") {
+TEST_CASE("l not rescaled keeps the first tile's terms against m = 2 on lesson 7's example", "[mistakes][lesson07]") {
     const auto right = right_of_example();
     const auto wrong = attn::mistakes::online_sum_not_rescaled(right);
     CHECK(wrong.trace[0].running_sum(0) == Approx(1 + e1).epsilon(1e-14));
@@ -66,7 +66,7 @@ TEST_CASE("l not rescaled keeps the first tile's terms against m = 2 on lesson 7
     CHECK_FALSE(attn::tutor::compare(right.output, wrong.output, {1e-3, 1e-3}).passed);
 }
 
-TEST_CASE("the accumulator rescaled by e^(m_new - m_old) is NaN from the first tile while l stays right", "[mistakes]") {
+TEST_CASE("the accumulator rescaled by e^(m_new - m_old) is NaN from the first tile while l stays right", "[mistakes][lesson07]") {
     const auto right = right_of_example();
     const auto wrong = attn::mistakes::online_accumulator_wrong_factor(right, V);
     for (const auto& tile : wrong.trace) {
@@ -76,7 +76,7 @@ TEST_CASE("the accumulator rescaled by e^(m_new - m_old) is NaN from the first t
     CHECK_TENSOR_CLOSE(right.trace[1].running_sum, wrong.trace[1].running_sum, 0.0, 0.0);
 }
 
-TEST_CASE("dividing by l after every tile adds the second tile to a mean on lesson 7's example", "[mistakes]") {
+TEST_CASE("dividing by l after every tile adds the second tile to a mean on lesson 7's example", "[mistakes][lesson07]") {
     const auto right = right_of_example();
     const auto wrong = attn::mistakes::online_divided_per_tile(right, V);
     // After tile 0 the running output [1, e^-1] / (1 + e^-1) = [0.7311, 0.2689] (lesson 7, step 4).
@@ -88,7 +88,7 @@ TEST_CASE("dividing by l after every tile adds the second tile to a mean on less
     CHECK_FALSE(attn::tutor::compare(right.output, wrong.output, {1e-3, 1e-3}).passed);
 }
 
-TEST_CASE("the causal tile skips off by one and against the first query lose the keys of the tiles they skip", "[mistakes]") {
+TEST_CASE("the causal tile skips off by one and against the first query lose the keys of the tiles they skip", "[mistakes][lesson07]") {
     // T = S = 6 in tiles of 3 queries and 2 keys: query tiles 0-2, 3-5; key tiles 0-1, 2-3, 4-5.
     xt::random::seed(7);
     const attn::Tensor3 q = xt::random::randn<double>(std::vector<std::size_t>{1, 6, 4});
@@ -121,7 +121,7 @@ TEST_CASE("the causal tile skips off by one and against the first query lose the
     CHECK_TENSOR_CLOSE(unmasked.output, attn::mistakes::online_tile_skip_off_by_one(unmasked, q, k, v, full).output, 0.0, 0.0);
 }
 
-TEST_CASE("exercise 7's trace tables lay the trace out by tile and name a trace out of place", "[mistakes]") {
+TEST_CASE("exercise 7's trace tables lay the trace out by tile and name a trace out of place", "[mistakes][lesson07]") {
     const auto right = right_of_example();
     const attn::exercises::TraceGeometry geometry{1, 1, 4, 2, 1, 2};
     const auto steps = attn::exercises::trace_steps(right, geometry);

@@ -38,7 +38,7 @@ attn::MultiHeadAttentionWeights random_weights(std::size_t D, bool with_output_p
 
 }  // namespace
 
-TEST_CASE("split_heads cuts the features into h consecutive slices and merge_heads undoes it", "[mha]") {
+TEST_CASE("split_heads cuts the features into h consecutive slices and merge_heads undoes it", "[mha][lesson05]") {
     const attn::Tensor3 x = {{{1, 2, 3, 4, 5, 6}, {7, 8, 9, 10, 11, 12}}};  // (B=1, T=2, D=6)
     const attn::Tensor4 heads = attn::split_heads(x, 3);                      // (1, 3, 2, 2)
     const attn::Tensor4 expected = {{{{1, 2}, {7, 8}}, {{3, 4}, {9, 10}}, {{5, 6}, {11, 12}}}};
@@ -48,7 +48,7 @@ TEST_CASE("split_heads cuts the features into h consecutive slices and merge_hea
     CHECK_THROWS_WITH(attn::split_heads(x, 4), Catch::Contains("d_model D = 6") && Catch::Contains("h = 4"));
 }
 
-TEST_CASE("the header example - identity projections and two heads", "[mha]") {
+TEST_CASE("the header example - identity projections and two heads", "[mha][lesson05]") {
     const attn::Tensor3 x = {{{1, 0, 0, 1}, {0, 1, 1, 0}}};
     const auto r = attn::multi_head_attention(x, x, x, identity_weights(4), 2);
     // Each head's scores are [[1/√2, 0], [0, 1/√2]]: the diagonal gets a = 1 / (1 + e^(−1/√2)).
@@ -60,7 +60,7 @@ TEST_CASE("the header example - identity projections and two heads", "[mha]") {
     CHECK_TENSOR_CLOSE(r.context, r.output, 0.0, 0.0);  // no W_o: the output is the context
 }
 
-TEST_CASE("heads of width one - every number by hand", "[mha]") {
+TEST_CASE("heads of width one - every number by hand", "[mha][lesson05]") {
     // D = 2, h = 2, d_k = 1: the scale is 1, and head j attends with feature j alone.
     const attn::Tensor3 x = {{{1, 0}, {0, 2}}};
     attn::MultiHeadAttentionWeights w = identity_weights(2);
@@ -76,7 +76,7 @@ TEST_CASE("heads of width one - every number by hand", "[mha]") {
     CHECK(r.scores(0, 1, 1, 1) == 4.0);
 }
 
-TEST_CASE("the per-head loop and the vectorised form give the same numbers", "[mha][property]") {
+TEST_CASE("the per-head loop and the vectorised form give the same numbers", "[mha][property][lesson05]") {
     xt::random::seed(3);
     const attn::Tensor3 query = xt::random::randn<double>({3, 4, 12});
     const attn::Tensor3 key = xt::random::randn<double>({3, 6, 12});
@@ -102,7 +102,7 @@ TEST_CASE("the per-head loop and the vectorised form give the same numbers", "[m
     }
 }
 
-TEST_CASE("multi-head attention honours the bottom-right causal alignment in both forms", "[mha][mask]") {
+TEST_CASE("multi-head attention honours the bottom-right causal alignment in both forms", "[mha][mask][lesson05]") {
     xt::random::seed(13);
     const attn::Tensor3 query = xt::random::randn<double>({2, 2, 8});
     const attn::Tensor3 key = xt::random::randn<double>({2, 5, 8});
@@ -122,7 +122,7 @@ TEST_CASE("multi-head attention honours the bottom-right causal alignment in bot
         }
 }
 
-TEST_CASE("one head is scaled dot-product attention on the projections", "[mha]") {
+TEST_CASE("one head is scaled dot-product attention on the projections", "[mha][lesson05]") {
     xt::random::seed(8);
     const attn::Tensor3 x = xt::random::randn<double>({2, 5, 6});
     const auto w = random_weights(6, false);
@@ -134,7 +134,7 @@ TEST_CASE("one head is scaled dot-product attention on the projections", "[mha]"
     CHECK_TENSOR_CLOSE(single.weights, head0, 1e-14, 1e-12);
 }
 
-TEST_CASE("the output projection is optional - with it output is context W_o-transpose plus b_o", "[mha]") {
+TEST_CASE("the output projection is optional - with it output is context W_o-transpose plus b_o", "[mha][lesson05]") {
     xt::random::seed(9);
     const attn::Tensor3 x = xt::random::randn<double>({2, 3, 4});
     auto w = random_weights(4, false);
@@ -156,7 +156,7 @@ TEST_CASE("the output projection is optional - with it output is context W_o-tra
     for (std::size_t i = 0; i < 4; ++i) CHECK(with_bias.output(1, 2, i) == Approx(expected(1, 2, i) + (i + 1)).epsilon(1e-14));
 }
 
-TEST_CASE("mha padding hides keys in every head and a query with no key gets zeros and b_o", "[mha][mask]") {
+TEST_CASE("mha padding hides keys in every head and a query with no key gets zeros and b_o", "[mha][mask][lesson05]") {
     xt::random::seed(10);
     const attn::Tensor3 x = xt::random::randn<double>({2, 3, 4});
     auto w = random_weights(4, true);
@@ -180,7 +180,7 @@ TEST_CASE("mha padding hides keys in every head and a query with no key gets zer
     CHECK_TENSOR_CLOSE(alone.output, first_output, 1e-15, 1e-14);
 }
 
-TEST_CASE("mha refuses heads that do not divide D and misshapen weights naming them", "[mha][errors]") {
+TEST_CASE("mha refuses heads that do not divide D and misshapen weights naming them", "[mha][errors][lesson05]") {
     const attn::Tensor3 x = xt::zeros<double>({2, 3, 6});
     const auto w = identity_weights(6);
     CHECK_THROWS_WITH(attn::multi_head_attention(x, x, x, w, 4),

@@ -40,7 +40,7 @@ void check_agrees_with_standard(const attn::Tensor3& Q, const attn::Tensor3& K, 
 
 }  // namespace
 
-TEST_CASE("lesson 7's worked example - the trace after each key tile, by formula", "[online]") {
+TEST_CASE("lesson 7's worked example - the trace after each key tile, by formula", "[online][lesson07]") {
     const auto r = attn::online_softmax_attention(example_Q, example_K, example_V, attn::OnlineSoftmaxOptions{1, 2, false});
     REQUIRE(r.trace.size() == 2);
     CHECK(r.tiles_computed == 2);
@@ -75,7 +75,7 @@ TEST_CASE("lesson 7's worked example - the trace after each key tile, by formula
     CHECK_TENSOR_CLOSE(attn::scaled_dot_product_attention(example_Q, example_K, example_V).output, r.output, 1e-15, 1e-14);
 }
 
-TEST_CASE("a key tile that does not raise m rescales by exactly 1", "[online]") {
+TEST_CASE("a key tile that does not raise m rescales by exactly 1", "[online][lesson07]") {
     // Keys in the order 3, 0 | 2, 1 after the swap: tile 0 already holds the maximum 3.
     const attn::Tensor3 K = {{{2, 1, 1, 1}, {1, 0, -1, -1}, {1, 1, 1, 1}, {0, 3, 1, 1}}};
     const auto r = attn::online_softmax_attention(example_Q, K, example_V, attn::OnlineSoftmaxOptions{1, 2, false});
@@ -85,7 +85,7 @@ TEST_CASE("a key tile that does not raise m rescales by exactly 1", "[online]") 
     CHECK(r.trace[1].running_max(0) == 3.0);
 }
 
-TEST_CASE("the online softmax equals lesson 4's attention on random inputs", "[online][property]") {
+TEST_CASE("the online softmax equals lesson 4's attention on random inputs", "[online][property][lesson07]") {
     xt::random::seed(70);
     struct Case {
         std::size_t T, S;
@@ -95,7 +95,7 @@ TEST_CASE("the online softmax equals lesson 4's attention on random inputs", "[o
         const attn::Tensor3 Q = xt::random::randn<double>(std::vector<std::size_t>{2, size.T, 5});
         const attn::Tensor3 K = xt::random::randn<double>(std::vector<std::size_t>{2, size.S, 5});
         const attn::Tensor3 V = xt::random::randn<double>(std::vector<std::size_t>{2, size.S, 3});
-        for (const auto tiles : {std::pair<std::size_t, std::size_t>{1, 1}, {2, 3}, {3, 2}, {4, 4}, {16, 16}, {1, 64}}) {
+        for (const auto& tiles : {std::pair<std::size_t, std::size_t>{1, 1}, {2, 3}, {3, 2}, {4, 4}, {16, 16}, {1, 64}}) {
             for (bool causal : {false, true}) {
                 for (auto alignment : {attn::CausalAlignment::top_left, attn::CausalAlignment::bottom_right}) {
                     if (!causal && alignment == attn::CausalAlignment::bottom_right) continue;
@@ -111,7 +111,7 @@ TEST_CASE("the online softmax equals lesson 4's attention on random inputs", "[o
     }
 }
 
-TEST_CASE("scores far apart and a scale of 1 - the rescaling keeps exp from overflowing", "[online][property]") {
+TEST_CASE("scores far apart and a scale of 1 - the rescaling keeps exp from overflowing", "[online][property][lesson07]") {
     // Scores up to about ±400: e^400 overflows double, e^(score − m) never does.
     xt::random::seed(71);
     const attn::Tensor3 Q = 20.0 * xt::random::randn<double>({1, 6, 4});
@@ -124,7 +124,7 @@ TEST_CASE("scores far apart and a scale of 1 - the rescaling keeps exp from over
     check_agrees_with_standard(Q, K, V, options);
 }
 
-TEST_CASE("padding and a fully masked query - zeros, as in lesson 4", "[online][mask]") {
+TEST_CASE("padding and a fully masked query - zeros, as in lesson 4", "[online][mask][lesson07]") {
     xt::random::seed(72);
     const attn::Tensor3 Q = xt::random::randn<double>({3, 5, 4});
     const attn::Tensor3 K = xt::random::randn<double>({3, 5, 4});
@@ -148,7 +148,7 @@ TEST_CASE("padding and a fully masked query - zeros, as in lesson 4", "[online][
     CHECK(r.trace[9 + 0].running_sum(0) == 0.0);
 }
 
-TEST_CASE("causal - the tiles whose first key is in the future of their last query are skipped", "[online][mask]") {
+TEST_CASE("causal - the tiles whose first key is in the future of their last query are skipped", "[online][mask][lesson07]") {
     xt::random::seed(73);
     const attn::Tensor3 Q = xt::random::randn<double>({2, 6, 3});
     const attn::Tensor3 V = xt::random::randn<double>({2, 6, 2});
@@ -206,7 +206,7 @@ TEST_CASE("causal - the tiles whose first key is in the future of their last que
     }
 }
 
-TEST_CASE("keep_trace false - the same output, counts kept, no trace", "[online]") {
+TEST_CASE("keep_trace false - the same output, counts kept, no trace", "[online][lesson07]") {
     xt::random::seed(74);
     const attn::Tensor3 Q = xt::random::randn<double>({1, 5, 3}), V = xt::random::randn<double>({1, 5, 2});
     attn::OnlineSoftmaxOptions options{2, 2, true};
@@ -219,7 +219,7 @@ TEST_CASE("keep_trace false - the same output, counts kept, no trace", "[online]
     CHECK_TENSOR_CLOSE(traced.output, quiet.output, 0.0, 0.0);
 }
 
-TEST_CASE("non-finite scores are refused as lesson 4 refuses them", "[online][policy]") {
+TEST_CASE("non-finite scores are refused as lesson 4 refuses them", "[online][policy][lesson07]") {
     // Only a mask may put −∞ into the scores: NaN, or a score that overflowed to ±∞, is an error
     // naming the tensor and the index, in lesson 7's function as in lesson 4's.
     const attn::Tensor3 V = {{{1, 2}, {3, 4}, {5, 6}}};
@@ -246,7 +246,7 @@ TEST_CASE("non-finite scores are refused as lesson 4 refuses them", "[online][po
     }
 }
 
-TEST_CASE("bad arguments name the tensors, the shapes and the option", "[online][errors]") {
+TEST_CASE("bad arguments name the tensors, the shapes and the option", "[online][errors][lesson07]") {
     const attn::Tensor3 Q = xt::zeros<double>({2, 3, 4}), K = xt::zeros<double>({2, 5, 4}), V = xt::zeros<double>({2, 5, 6});
     CHECK_NOTHROW(attn::online_softmax_attention(Q, K, V));
     CHECK_THROWS_WITH(attn::online_softmax_attention(Q, attn::Tensor3(xt::zeros<double>({2, 5, 3})), V),

@@ -129,7 +129,7 @@ TEST_CASE("projector - no line of any lesson is wider than the width given", "[p
         // Off a terminal the width can also come from COLUMNS; and the other views of heat maps fit too.
         const auto from_columns = run_attn({"lesson", std::to_string(lesson)}, {{"COLUMNS", "80"}});
         check_fits(from_columns.out, 80, "lesson " + std::to_string(lesson) + " with COLUMNS=80");
-        for (const std::string& show : {"both", "tensor"}) {
+        for (const std::string show : {"both", "tensor"}) {
             const auto r = run_attn({"lesson", std::to_string(lesson), "--no-pause", "--width", "80", "--show", show});
             check_fits(r.out, 80, "lesson " + std::to_string(lesson) + " --show " + show);
         }

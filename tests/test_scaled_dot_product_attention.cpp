@@ -27,7 +27,7 @@ const attn::Tensor3 seed_V = {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0, 1, 1}}};
 
 }  // namespace
 
-TEST_CASE("seed 002's causal self-attention reproduces its printed numbers", "[sdpa]") {
+TEST_CASE("seed 002's causal self-attention reproduces its printed numbers", "[sdpa][lesson04]") {
     const auto r = attn::scaled_dot_product_attention(seed_Q, seed_K, seed_V, causal());
     // As printed by the seed, 4 decimals: half a unit of the last digit.
     const attn::Tensor3 printed_weights = {{{1, 0, 0, 0},
@@ -39,7 +39,7 @@ TEST_CASE("seed 002's causal self-attention reproduces its printed numbers", "[s
     CHECK_TENSOR_CLOSE(printed_output, r.output, 5e-5, 0.0);
 }
 
-TEST_CASE("seed 002's weights equal the softmax written out by formula", "[sdpa]") {
+TEST_CASE("seed 002's weights equal the softmax written out by formula", "[sdpa][lesson04]") {
     // Every row of Q and K is a number times (1, 1, 1): q_t · k_s = 3 q_t k_s, divided by √3.
     const double q[] = {0.0, 1.0, 0.2, 0.3}, k[] = {0.1, 0.2, 0.3, 0.4};
     attn::Tensor3 expected = xt::zeros<double>({1, 4, 4});
@@ -59,7 +59,7 @@ TEST_CASE("seed 002's weights equal the softmax written out by formula", "[sdpa]
     CHECK(r.output(0, 3, 2) == Approx(expected(0, 3, 2) + expected(0, 3, 3)).epsilon(1e-14));
 }
 
-TEST_CASE("the header example - two positions causal", "[sdpa]") {
+TEST_CASE("the header example - two positions causal", "[sdpa][lesson04]") {
     const attn::Tensor3 Q = {{{1, 0}, {0, 1}}}, V = {{{10, 0}, {0, 10}}};
     const auto r = attn::scaled_dot_product_attention(Q, Q, V, causal());
     const double a = 1.0 / (1.0 + std::exp(1.0 / std::sqrt(2.0)));  // scores 0 and 1/√2
@@ -67,7 +67,7 @@ TEST_CASE("the header example - two positions causal", "[sdpa]") {
     CHECK_TENSOR_CLOSE(attn::Tensor3({{{10, 0}, {10 * a, 10 * (1 - a)}}}), r.output, 1e-14, 1e-14);
 }
 
-TEST_CASE("a sequence of one gives weight 1 and returns the value", "[sdpa]") {
+TEST_CASE("a sequence of one gives weight 1 and returns the value", "[sdpa][lesson04]") {
     const attn::Tensor3 Q = {{{0.3, 0.3, 0.3}}}, K = {{{0.4, 0.4, 0.4}}}, V = {{{0, 1, 1}}};
     for (bool is_causal : {false, true}) {
         attn::AttentionOptions options;
@@ -80,7 +80,7 @@ TEST_CASE("a sequence of one gives weight 1 and returns the value", "[sdpa]") {
     }
 }
 
-TEST_CASE("cross-attention with T != S and the scale 1 over root d_k", "[sdpa]") {
+TEST_CASE("cross-attention with T != S and the scale 1 over root d_k", "[sdpa][lesson04]") {
     // One query [1, 0] against three keys: q·k = 1, 0, −1, divided by √2.
     const attn::Tensor3 Q = {{{1, 0}}}, K = {{{1, 0}, {0, 0}, {-1, 0}}}, V = {{{1}, {2}, {3}}};
     const double e1 = std::exp(1 / std::sqrt(2.0)), e0 = 1.0, e2 = std::exp(-1 / std::sqrt(2.0)), sum = e1 + e0 + e2;
@@ -95,7 +95,7 @@ TEST_CASE("cross-attention with T != S and the scale 1 over root d_k", "[sdpa]")
     CHECK_TENSOR_CLOSE(attn::Tensor3({{{f1 / total, 1.0 / total, f2 / total}}}), raw.weights, 1e-15, 1e-14);
 }
 
-TEST_CASE("the causal mask with T != S follows torch.triu of ones T by S", "[sdpa][mask]") {
+TEST_CASE("the causal mask with T != S follows torch.triu of ones T by S", "[sdpa][mask][lesson04]") {
     xt::random::seed(11);
     const attn::Tensor3 Q = xt::random::randn<double>({2, 5, 3});
     const attn::Tensor3 K = xt::random::randn<double>({2, 3, 3});
@@ -115,7 +115,7 @@ TEST_CASE("the causal mask with T != S follows torch.triu of ones T by S", "[sdp
     CHECK_TENSOR_CLOSE(late_unmasked, late, 0.0, 0.0);
 }
 
-TEST_CASE("the bottom-right causal mask is KV-cache decoding: the newest query sees every key", "[sdpa][mask]") {
+TEST_CASE("the bottom-right causal mask is KV-cache decoding: the newest query sees every key", "[sdpa][mask][lesson04]") {
     xt::random::seed(12);
     const attn::Tensor3 Q = xt::random::randn<double>({2, 2, 3});
     const attn::Tensor3 K = xt::random::randn<double>({2, 5, 3});
@@ -153,7 +153,7 @@ TEST_CASE("the bottom-right causal mask is KV-cache decoding: the newest query s
     CHECK(tall.weights(0, 2, 0) == 1.0);
 }
 
-TEST_CASE("padded keys get weight exactly zero and the rest renormalise", "[sdpa][mask]") {
+TEST_CASE("padded keys get weight exactly zero and the rest renormalise", "[sdpa][mask][lesson04]") {
     const attn::Tensor3 Q = {{{1, 0}}, {{1, 0}}}, K = {{{1, 0}, {0, 0}}, {{1, 0}, {0, 0}}};
     const attn::Tensor3 V = {{{1, 0}, {0, 1}}, {{1, 0}, {0, 1}}};
     attn::AttentionOptions options;
@@ -166,7 +166,7 @@ TEST_CASE("padded keys get weight exactly zero and the rest renormalise", "[sdpa
     CHECK_TENSOR_CLOSE(attn::Tensor3({{{a, 1 - a}}, {{0, 1}}}), r.output, 1e-15, 1e-14);
 }
 
-TEST_CASE("a query whose keys are all masked gets zero weights and a zero output", "[sdpa][mask]") {
+TEST_CASE("a query whose keys are all masked gets zero weights and a zero output", "[sdpa][mask][lesson04]") {
     // Left padding and the causal mask: query 0 of sentence 1 may only see key 0, which is padding.
     const attn::Tensor3 Q = xt::ones<double>({2, 2, 2}), K = xt::ones<double>({2, 2, 2});
     const attn::Tensor3 V = {{{1, 2}, {3, 4}}, {{5, 6}, {7, 8}}};
@@ -181,7 +181,7 @@ TEST_CASE("a query whose keys are all masked gets zero weights and a zero output
     CHECK_TENSOR_CLOSE(attn::Tensor3({{{1, 2}, {2, 3}}, {{0, 0}, {7, 8}}}), r.output, 1e-15, 1e-15);
 }
 
-TEST_CASE("rows sum to one and each batch item is attended on its own", "[sdpa][property]") {
+TEST_CASE("rows sum to one and each batch item is attended on its own", "[sdpa][property][lesson04]") {
     xt::random::seed(5);
     const attn::Tensor3 Q = xt::random::randn<double>({3, 4, 6});
     const attn::Tensor3 K = xt::random::randn<double>({3, 7, 6});
@@ -195,7 +195,7 @@ TEST_CASE("rows sum to one and each batch item is attended on its own", "[sdpa][
     CHECK_TENSOR_CLOSE(single.output, second, 1e-15, 1e-14);
 }
 
-TEST_CASE("mismatched shapes name Q K V and their shapes", "[sdpa][errors]") {
+TEST_CASE("mismatched shapes name Q K V and their shapes", "[sdpa][errors][lesson04]") {
     const attn::Tensor3 Q = xt::zeros<double>({2, 3, 4}), K = xt::zeros<double>({2, 5, 4}), V = xt::zeros<double>({2, 5, 6});
     CHECK_NOTHROW(attn::scaled_dot_product_attention(Q, K, V));
     CHECK_THROWS_WITH(attn::scaled_dot_product_attention(Q, attn::Tensor3(xt::zeros<double>({2, 5, 3})), V),
@@ -216,7 +216,7 @@ TEST_CASE("mismatched shapes name Q K V and their shapes", "[sdpa][errors]") {
 
 // The non-finite policy: −∞ enters the scores only through a mask. Scores that overflow float64
 // used to become −∞ and pass for a fully masked row (zero weights, a zero output, no error).
-TEST_CASE("an overflowing score is an error naming the score, not a masked key", "[sdpa][errors]") {
+TEST_CASE("an overflowing score is an error naming the score, not a masked key", "[sdpa][errors][lesson04]") {
     const attn::Tensor3 Q = xt::ones<double>({1, 2, 2}) * 1e160;
     const attn::Tensor3 K = -Q, V = xt::ones<double>({1, 2, 2});
     CHECK_THROWS_WITH(attn::scaled_dot_product_attention(Q, K, V),

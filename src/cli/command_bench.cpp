@@ -26,6 +26,7 @@
 #include "attn/error.hpp"
 #include "attn/fast.hpp"
 #include "cli/commands.hpp"
+#include "tutor/find_by_name.hpp"
 
 namespace attn::cli {
 
@@ -48,12 +49,7 @@ const std::vector<BenchModule>& bench_modules() {
 }
 
 const BenchModule& find_bench_module(const std::string& name) {
-    for (const auto& module : bench_modules()) {
-        if (module.name == name) return module;
-    }
-    std::string known;
-    for (const auto& module : bench_modules()) known += (known.empty() ? "" : ", ") + module.name;
-    throw InputError("unknown module '" + name + "'; the modules are: " + known);
+    return tutor::find_by_name(bench_modules(), name, "module");
 }
 
 std::size_t size_option(const char* flag, const std::optional<long long>& value, std::size_t fallback) {

@@ -3,181 +3,19 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
-#include <fcntl.h>
 #include <poll.h>
 #include <random>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "attn/error.hpp"
-
-extern char** environ;
+#include "child_process.hpp"
 
 namespace attn::exercises {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-[[noreturn]] void system_error(const std::string& what, int error) {
-    throw InputError(what + ": " + std::strerror(error));
-}
-
-int milliseconds_until(Clock::time_point deadline) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    return static_cast<int>(std::clamp<long long>(left, 0, 60 * 60 * 1000));
-}
-
-std::string signal_name(int signal) {
-    switch (signal) {
-        case SIGSEGV: return "segmentation fault: a read or write at an address that is not yours";
-        case SIGABRT: return "abort";
-        case SIGFPE: return "arithmetic exception: an integer division by zero?";
-        case SIGBUS: return "bus error";
-        case SIGILL: return "illegal instruction";
-        case SIGKILL: return "killed";
-        case SIGXFSZ: return "file size limit exceeded";
-        case SIGXCPU: return "CPU time limit exceeded";
-        default: {
-            const char* name = ::strsignal(signal);
-            return name ? name : "signal";
-        }
-    }
-}
-
-// The group of the program being run, for the signal handlers below (0: none).
-volatile std::sig_atomic_t running_group = 0;
-
-extern "C" void kill_group_and_die(int signal) {
-    if (running_group > 0) ::kill(-running_group, SIGKILL);
-    std::signal(signal, SIG_DFL);
-    std::raise(signal);
-}
-
-struct Pipe {
-    int read = -1, write = -1;
-};
-
-Pipe make_pipe() {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) system_error("cannot create a pipe", errno);
-    return {fds[0], fds[1]};
-}
-
-void close_fd(int& fd) {
-    if (fd >= 0) ::close(fd);
-    fd = -1;
-}
-
-// The environment for the child: ours, with `extra` ("NAME=value") replacing or adding entries.
-std::vector<std::string> environment_with(const std::vector<std::string>& extra) {
-    std::vector<std::string> out;
-    for (char** entry = environ; entry && *entry; ++entry) {
-        const std::string text = *entry;
-        const std::string name = text.substr(0, text.find('='));
-        const bool replaced = std::any_of(extra.begin(), extra.end(),
-                                          [&](const std::string& e) { return e.substr(0, e.find('=')) == name; });
-        if (!replaced) out.push_back(text);
-    }
-    out.insert(out.end(), extra.begin(), extra.end());
-    return out;
-}
-
-std::vector<char*> pointers(std::vector<std::string>& strings) {
-    std::vector<char*> out;
-    for (auto& s : strings) out.push_back(s.data());
-    out.push_back(nullptr);
-    return out;
-}
-
-struct Child {
-    pid_t pid = -1;
-    int output = -1;             // parent's read end of stdout+stderr
-    int requests = -1;           // parent's write end of fd 3 (channels only)
-    int replies = -1;            // parent's read end of fd 4 (channels only)
-};
-
-// Starts `arguments` in a new process group. With `limits`: resource limits, parent-death signal,
-// and the request/reply channels on fds 3 and 4; without: a trusted helper, looked up in PATH.
-Child spawn(std::vector<std::string> arguments, const std::vector<std::string>& extra_environment, const Limits* limits) {
-    std::vector<std::string> environment = environment_with(extra_environment);
-    std::vector<char*> argv = pointers(arguments), envp = pointers(environment);
-    Pipe output = make_pipe(), exec_error = make_pipe(), requests, replies;
-    if (limits) {
-        requests = make_pipe();
-        replies = make_pipe();
-    }
-    const pid_t parent = ::getpid();
-    const pid_t pid = ::fork();
-    if (pid < 0) system_error("cannot start " + arguments[0] + " (fork)", errno);
-    if (pid == 0) {
-        // The child: only async-signal-safe calls from here to exec.
-        ::setpgid(0, 0);
-        const int output_fd = ::fcntl(output.write, F_DUPFD_CLOEXEC, 10);
-        const int request_fd = limits ? ::fcntl(requests.read, F_DUPFD_CLOEXEC, 10) : -1;
-        const int reply_fd = limits ? ::fcntl(replies.write, F_DUPFD_CLOEXEC, 10) : -1;
-        const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-        if (output_fd < 0 || null_fd < 0 || ::dup2(null_fd, 0) < 0 || ::dup2(output_fd, 1) < 0 || ::dup2(output_fd, 2) < 0 ||
-            (limits && (::dup2(request_fd, 3) < 0 || ::dup2(reply_fd, 4) < 0))) {
-            const int error = errno;
-            (void)!::write(exec_error.write, &error, sizeof error);
-            ::_exit(127);
-        }
-        for (int fd = limits ? 5 : 3; fd < 1024; ++fd) {
-            if (fd != exec_error.write) ::close(fd);
-        }
-        if (limits) {
-            ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-            if (::getppid() != parent) ::_exit(127);
-            const rlimit no_core{0, 0};
-            ::setrlimit(RLIMIT_CORE, &no_core);
-            const rlimit file_size{64u << 20, 64u << 20};
-            ::setrlimit(RLIMIT_FSIZE, &file_size);
-            if (!limits->address_sanitizer) {
-                const rlim_t bytes = static_cast<rlim_t>(limits->memory_mib) << 20;
-                const rlimit memory{bytes, bytes};
-                ::setrlimit(RLIMIT_AS, &memory);
-            }
-            ::execve(argv[0], argv.data(), envp.data());
-        } else {
-            ::execvpe(argv[0], argv.data(), envp.data());
-        }
-        const int error = errno;
-        (void)!::write(exec_error.write, &error, sizeof error);
-        ::_exit(127);
-    }
-    ::setpgid(pid, pid);  // also here: no window in which a kill of the group misses it
-    close_fd(output.write);
-    close_fd(exec_error.write);
-    close_fd(requests.read);
-    close_fd(replies.write);
-    int error = 0;
-    ssize_t got;
-    do {
-        got = ::read(exec_error.read, &error, sizeof error);
-    } while (got < 0 && errno == EINTR);
-    close_fd(exec_error.read);
-    if (got == sizeof error) {
-        int status;
-        ::waitpid(pid, &status, 0);
-        close_fd(output.read);
-        close_fd(requests.write);
-        close_fd(replies.read);
-        system_error("cannot run " + arguments[0], error);
-    }
-    Child child;
-    child.pid = pid;
-    child.output = output.read;
-    child.requests = requests.write;
-    child.replies = replies.read;
-    for (int fd : {child.output, child.requests, child.replies}) {
-        if (fd >= 0) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
-    }
-    return child;
-}
 
 std::uint64_t random_nonce() {
     std::random_device device;
@@ -185,85 +23,6 @@ std::uint64_t random_nonce() {
 }
 
 }  // namespace
-
-// While a sandboxed program runs: Ctrl-C, a hang-up or SIGTERM take its group down with us, and a
-// write to its closed pipe is an error (EPIPE), not our death.
-class Sandbox::SignalGuard {
-public:
-    explicit SignalGuard(pid_t group) {
-        running_group = group;
-        struct sigaction action {};
-        action.sa_handler = kill_group_and_die;
-        sigemptyset(&action.sa_mask);
-        for (std::size_t i = 0; i < 3; ++i) sigaction(forwarded[i], &action, &saved_[i]);
-        struct sigaction ignore {};
-        ignore.sa_handler = SIG_IGN;
-        sigemptyset(&ignore.sa_mask);
-        sigaction(SIGPIPE, &ignore, &saved_pipe_);
-    }
-    ~SignalGuard() {
-        for (std::size_t i = 0; i < 3; ++i) sigaction(forwarded[i], &saved_[i], nullptr);
-        sigaction(SIGPIPE, &saved_pipe_, nullptr);
-        running_group = 0;
-    }
-    SignalGuard(const SignalGuard&) = delete;
-    SignalGuard& operator=(const SignalGuard&) = delete;
-
-private:
-    static constexpr int forwarded[3] = {SIGINT, SIGTERM, SIGHUP};
-    struct sigaction saved_[3] {};
-    struct sigaction saved_pipe_ {};
-};
-
-// ---------------------------------------------------------------------------------------------
-
-void CappedOutput::append(const char* data, std::size_t size) {
-    const std::size_t to_head = std::min(size, head_limit_ - head_.size());
-    head_.append(data, to_head);
-    data += to_head;
-    size -= to_head;
-    if (size == 0) return;
-    tail_.append(data, size);
-    if (tail_.size() > tail_limit_) {
-        dropped_ += tail_.size() - tail_limit_;
-        tail_.erase(0, tail_.size() - tail_limit_);
-    }
-}
-
-std::string CappedOutput::text() const {
-    if (dropped_ == 0) return head_ + tail_;
-    return head_ + "\n… (" + std::to_string(dropped_) + " bytes left out) …\n" + tail_;
-}
-
-std::string printable(const std::string& text) {
-    std::string out;
-    for (std::size_t i = 0; i < text.size();) {
-        const unsigned char c = static_cast<unsigned char>(text[i]);
-        if (c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7f)) {
-            out += static_cast<char>(c);
-            ++i;
-            continue;
-        }
-        std::size_t length = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-        bool valid = length > 0 && i + length <= text.size();
-        for (std::size_t k = 1; valid && k < length; ++k) valid = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
-        if (valid) {
-            out.append(text, i, length);
-            i += length;
-        } else if (c < 0x80) {
-            char escaped[8];
-            std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
-            out += escaped;
-            ++i;
-        } else {
-            out += "\xef\xbf\xbd";  // U+FFFD
-            ++i;
-        }
-    }
-    return out;
-}
-
-// ---------------------------------------------------------------------------------------------
 
 Sandbox::Sandbox(const std::string& program, const Limits& limits, const std::vector<std::string>& environment) {
     nonce_ = random_nonce();
@@ -433,44 +192,6 @@ std::string Sandbox::how_it_ended() const {
     if (!ended_) return "";
     if (exited_) return "exit status " + std::to_string(exit_code_);
     return "signal " + std::to_string(signal_) + ", " + signal_name(signal_);
-}
-
-// ---------------------------------------------------------------------------------------------
-
-CapturedRun run_captured(const std::vector<std::string>& arguments, double seconds) {
-    // LANGUAGE emptied: the language attn speaks (tutor/language.hpp sets it) must not turn the
-    // compiler's and the linker's messages, which student_build reads, into another language.
-    const Child child = spawn(arguments, {"LANGUAGE="}, nullptr);
-    Sandbox::SignalGuard guard(child.pid);
-    CappedOutput output(64 * 1024, 64 * 1024);
-    const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
-    CapturedRun run;
-    int fd = child.output;
-    while (fd >= 0) {
-        pollfd p{fd, POLLIN, 0};
-        const int ready = ::poll(&p, 1, milliseconds_until(deadline));
-        if (ready == 0) {
-            run.timed_out = true;
-            ::kill(-child.pid, SIGKILL);
-            break;
-        }
-        if (ready < 0 && errno == EINTR) continue;
-        char buffer[65536];
-        const ssize_t n = ::read(fd, buffer, sizeof buffer);
-        if (n > 0) output.append(buffer, static_cast<std::size_t>(n));
-        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) close_fd(fd);
-    }
-    close_fd(fd);
-    siginfo_t info{};
-    while (::waitid(P_PID, static_cast<id_t>(child.pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR) {
-    }
-    ::kill(-child.pid, SIGKILL);  // anything it left behind in its group, while the group id is still its own
-    int status = 0;
-    while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    run.output = output.text();
-    if (!run.timed_out) run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return run;
 }
 
 }  // namespace attn::exercises

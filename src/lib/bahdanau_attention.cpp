@@ -8,6 +8,7 @@
 #include "attn/dot_attention.hpp"
 #include "attn/linear.hpp"
 #include "attn/shape.hpp"
+#include "concatenation.hpp"
 
 namespace attn {
 
@@ -33,18 +34,9 @@ Matrix output_layer(const Tensor3& hidden, const Matrix& w2, const Vector& b2) {
 BahdanauStep bahdanau_attention(const Tensor3& encoder_outputs, const Matrix& decoder_output, const Matrix& W1,
                                 const Vector& b1, const Matrix& w2, const Vector& b2) {
     check_arguments("bahdanau_attention", encoder_outputs, decoder_output, W1, b1, w2, b2);
-    const std::size_t B = encoder_outputs.shape(0), S = encoder_outputs.shape(1), H = encoder_outputs.shape(2);
     BahdanauStep step;
-    step.concatenated = Tensor3::from_shape({B, S, 2 * H});
-    for (std::size_t b = 0; b < B; ++b) {
-        for (std::size_t s = 0; s < S; ++s) {
-            double* row = step.concatenated.data() + (b * S + s) * 2 * H;
-            const double* key = encoder_outputs.data() + (b * S + s) * H;
-            const double* query = decoder_output.data() + b * H;
-            std::copy(key, key + H, row);            // h̄_s first, as the seed notebook concatenates
-            std::copy(query, query + H, row + H);    // then h_t, repeated for every source position
-        }
-    }
+    // h̄_s first, then h_t repeated for every source position, as the seed notebook concatenates.
+    step.concatenated = detail::concatenate_with_decoder_state(encoder_outputs, decoder_output, detail::DecoderState::second);
     step.preactivation = linear(step.concatenated, W1, b1, "W1");
     step.hidden = xt::tanh(step.preactivation);
     AttentionStep attended = attend_with_scores(output_layer(step.hidden, w2, b2), encoder_outputs);

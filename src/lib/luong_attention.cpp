@@ -9,6 +9,7 @@
 #include "attn/linear.hpp"
 #include "attn/matmul.hpp"
 #include "attn/shape.hpp"
+#include "concatenation.hpp"
 
 namespace attn {
 
@@ -32,19 +33,11 @@ LuongConcatStep luong_concat_attention(const Tensor3& encoder_outputs, const Mat
                                        const Matrix& W_a, const Matrix& v_a) {
     check_shapes("luong_concat_attention", {{"encoder_outputs", encoder_outputs, "B,S,H"},
                                             {"decoder_output", decoder_output, "B,H"}, {"W_a", W_a, "A,2H"}, {"v_a", v_a, "1,A"}});
-    const std::size_t B = encoder_outputs.shape(0), S = encoder_outputs.shape(1), H = encoder_outputs.shape(2);
+    const std::size_t B = encoder_outputs.shape(0), S = encoder_outputs.shape(1);
 
     LuongConcatStep step;
-    step.concatenated = Tensor3::from_shape({B, S, 2 * H});
-    for (std::size_t b = 0; b < B; ++b) {
-        for (std::size_t s = 0; s < S; ++s) {
-            double* row = step.concatenated.data() + (b * S + s) * 2 * H;
-            const double* query = decoder_output.data() + b * H;
-            const double* key = encoder_outputs.data() + (b * S + s) * H;
-            std::copy(query, query + H, row);      // h_t first, as in the paper
-            std::copy(key, key + H, row + H);      // then h̄_s
-        }
-    }
+    // h_t first, then h̄_s, as in the paper.
+    step.concatenated = detail::concatenate_with_decoder_state(encoder_outputs, decoder_output, detail::DecoderState::first);
     step.hidden = xt::tanh(linear(step.concatenated, W_a, "W_a"));
     const Tensor3 scores = linear(step.hidden, v_a, "v_a");  // (B, S, 1)
     Matrix flat = Matrix::from_shape({B, S});

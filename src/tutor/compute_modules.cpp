@@ -12,6 +12,7 @@
 #include "attn/printable.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
 #include "attn/shape.hpp"
+#include "tutor/find_by_name.hpp"
 #include "tutor/named_weights.hpp"
 
 namespace attn::tutor {
@@ -183,12 +184,7 @@ const std::vector<ComputeModule>& compute_modules() {
 }
 
 const ComputeModule& find_compute_module(const std::string& name) {
-    for (const auto& module : compute_modules()) {
-        if (module.name == name) return module;
-    }
-    std::string known;
-    for (const auto& module : compute_modules()) known += (known.empty() ? "" : ", ") + module.name;
-    throw InputError("unknown module '" + name + "'; the modules are: " + known);
+    return find_by_name(compute_modules(), name, "module");
 }
 
 std::string dimension_legend(const TensorSpec& spec) { return legend_string(spec.dimensions); }

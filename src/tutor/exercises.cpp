@@ -2,19 +2,15 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <fcntl.h>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 #include "attn/error.hpp"
+#include "attn/files.hpp"
 
 #ifndef ATTN_DEFAULT_SOURCE_DIR
 #define ATTN_DEFAULT_SOURCE_DIR "."
@@ -96,10 +92,14 @@ std::vector<Hint> read_hints(const std::string& path) {
 
 namespace {
 
-void copy_file(const std::string& from, const std::string& to) {
-    std::error_code error;
-    fs::copy_file(from, to, fs::copy_options::overwrite_existing, error);
-    if (error) throw InputError("cannot copy " + from + " to " + to + ": " + error.message());
+// The stub's text, read with the same limits as any input (a stub is a few kilobytes).
+std::string stub_text(const ExerciseInfo& exercise) {
+    return read_input_file(exercise.stub_path, 1 << 20, "the exercise's stub");
+}
+
+// The error of write_files_atomically, prefixed with what was being written.
+[[noreturn]] void rethrow_as(const std::string& what, const InputError& error) {
+    throw InputError(what + ": " + error.what());
 }
 
 std::string timestamp() {
@@ -115,25 +115,25 @@ std::string timestamp() {
 
 bool ensure_student_file(const ExerciseInfo& exercise) {
     if (fs::exists(exercise.student_path)) return false;
-    copy_file(exercise.stub_path, exercise.student_path);
+    write_files_atomically({{exercise.student_path, stub_text(exercise)}});
     return true;
 }
 
 std::string reset_exercise(const ExerciseInfo& exercise) {
+    std::vector<OutputFile> files;
     std::string backup;
     if (fs::exists(exercise.student_path)) {
         backup = exercise.student_path + "." + timestamp() + ".bak";
         for (int n = 2; fs::exists(backup); ++n) backup = exercise.student_path + "." + timestamp() + "-" + std::to_string(n) + ".bak";
-        copy_file(exercise.student_path, backup);
+        files.push_back({backup, read_input_file(exercise.student_path, 16 << 20, "the student's file")});
     }
-    // The backup is complete before the student's file is touched.
-    const std::string temporary = exercise.student_path + ".tmp-" + std::to_string(::getpid());
-    copy_file(exercise.stub_path, temporary);
-    if (std::rename(temporary.c_str(), exercise.student_path.c_str()) != 0) {
-        const int error = errno;  // read before the cleanup below can change it
-        std::error_code ignored;
-        fs::remove(temporary, ignored);
-        throw InputError("cannot restore " + exercise.student_path + ": " + std::strerror(error));
+    // The backup and the restored stub are written together, all or none: the student's work is
+    // never replaced unless its backup is in place.
+    files.push_back({exercise.student_path, stub_text(exercise)});
+    try {
+        write_files_atomically(files);
+    } catch (const InputError& error) {
+        rethrow_as("cannot restore " + exercise.student_path, error);
     }
     return backup;
 }
@@ -200,24 +200,10 @@ void write_progress(const std::string& path, const Progress& progress) {
         if (!entry.last_step.empty()) text << " step=" << entry.last_step;
         text << "\n";
     }
-    const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
-    const std::string contents = text.str();
-    // Each call's errno is read at once: a later cleanup call would overwrite it.
-    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) throw InputError("cannot write the progress file " + path + ": " + std::strerror(errno));
-    std::size_t written = 0;
-    int error = 0;
-    while (written < contents.size() && error == 0) {
-        const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) error = errno;
-        else written += static_cast<std::size_t>(n);
-    }
-    if (::close(fd) != 0 && error == 0) error = errno;
-    if (error == 0 && std::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
-    if (error != 0) {
-        ::unlink(temporary.c_str());
-        throw InputError("cannot write the progress file " + path + ": " + std::strerror(error));
+    try {
+        write_files_atomically({{path, text.str()}});
+    } catch (const InputError& error) {
+        rethrow_as("cannot write the progress file " + path, error);
     }
 }
 

@@ -52,10 +52,11 @@ struct Hint {
 std::vector<Hint> read_hints(const std::string& path);
 
 /// Copies the stub to the student's path when the student has no file yet; true when it did.
+/// Written with attn::write_files_atomically (attn/files.hpp), as every file below.
 bool ensure_student_file(const ExerciseInfo& exercise);
 
-/// Backs up the student's file beside it (…/exercise.cpp.YYYY-MM-DDTHH-MM-SS.bak), then restores
-/// the stub. Returns the backup's path ("" when there was no student file to keep). InputError
+/// Backs up the student's file beside it (…/exercise.cpp.YYYY-MM-DDTHH-MM-SS.bak) and restores
+/// the stub, both in one all-or-none write: the work is never replaced without its backup. Returns the backup's path ("" when there was no student file to keep). InputError
 /// naming the file and the failed call's errno when it cannot.
 std::string reset_exercise(const ExerciseInfo& exercise);
 

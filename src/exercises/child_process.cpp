@@ -1,0 +1,188 @@
+#include "child_process.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "attn/error.hpp"
+
+extern char** environ;
+
+namespace attn::exercises {
+
+[[noreturn]] void system_error(const std::string& what, int error) {
+    throw InputError(what + ": " + std::strerror(error));
+}
+
+int milliseconds_until(Clock::time_point deadline) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    return static_cast<int>(std::clamp<long long>(left, 0, 60 * 60 * 1000));
+}
+
+std::string signal_name(int signal) {
+    switch (signal) {
+        case SIGSEGV: return "segmentation fault: a read or write at an address that is not yours";
+        case SIGABRT: return "abort";
+        case SIGFPE: return "arithmetic exception: an integer division by zero?";
+        case SIGBUS: return "bus error";
+        case SIGILL: return "illegal instruction";
+        case SIGKILL: return "killed";
+        case SIGXFSZ: return "file size limit exceeded";
+        case SIGXCPU: return "CPU time limit exceeded";
+        default: {
+            const char* name = ::strsignal(signal);
+            return name ? name : "signal";
+        }
+    }
+}
+
+void close_fd(int& fd) {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+}
+
+namespace {
+
+// The group of the program being run, for the signal handlers below (0: none).
+volatile std::sig_atomic_t running_group = 0;
+
+extern "C" void kill_group_and_die(int signal) {
+    if (running_group > 0) ::kill(-running_group, SIGKILL);
+    std::signal(signal, SIG_DFL);
+    std::raise(signal);
+}
+
+struct Pipe {
+    int read = -1, write = -1;
+};
+
+Pipe make_pipe() {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) system_error("cannot create a pipe", errno);
+    return {fds[0], fds[1]};
+}
+
+// The environment for the child: ours, with `extra` ("NAME=value") replacing or adding entries.
+std::vector<std::string> environment_with(const std::vector<std::string>& extra) {
+    std::vector<std::string> out;
+    for (char** entry = environ; entry && *entry; ++entry) {
+        const std::string text = *entry;
+        const std::string name = text.substr(0, text.find('='));
+        const bool replaced = std::any_of(extra.begin(), extra.end(),
+                                          [&](const std::string& e) { return e.substr(0, e.find('=')) == name; });
+        if (!replaced) out.push_back(text);
+    }
+    out.insert(out.end(), extra.begin(), extra.end());
+    return out;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+    std::vector<char*> out;
+    for (auto& s : strings) out.push_back(s.data());
+    out.push_back(nullptr);
+    return out;
+}
+
+}  // namespace
+
+Child spawn(std::vector<std::string> arguments, const std::vector<std::string>& extra_environment, const Limits* limits) {
+    std::vector<std::string> environment = environment_with(extra_environment);
+    std::vector<char*> argv = pointers(arguments), envp = pointers(environment);
+    Pipe output = make_pipe(), exec_error = make_pipe(), requests, replies;
+    if (limits) {
+        requests = make_pipe();
+        replies = make_pipe();
+    }
+    const pid_t parent = ::getpid();
+    const pid_t pid = ::fork();
+    if (pid < 0) system_error("cannot start " + arguments[0] + " (fork)", errno);
+    if (pid == 0) {
+        // The child: only async-signal-safe calls from here to exec.
+        ::setpgid(0, 0);
+        const int output_fd = ::fcntl(output.write, F_DUPFD_CLOEXEC, 10);
+        const int request_fd = limits ? ::fcntl(requests.read, F_DUPFD_CLOEXEC, 10) : -1;
+        const int reply_fd = limits ? ::fcntl(replies.write, F_DUPFD_CLOEXEC, 10) : -1;
+        const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (output_fd < 0 || null_fd < 0 || ::dup2(null_fd, 0) < 0 || ::dup2(output_fd, 1) < 0 || ::dup2(output_fd, 2) < 0 ||
+            (limits && (::dup2(request_fd, 3) < 0 || ::dup2(reply_fd, 4) < 0))) {
+            const int error = errno;
+            (void)!::write(exec_error.write, &error, sizeof error);
+            ::_exit(127);
+        }
+        for (int fd = limits ? 5 : 3; fd < 1024; ++fd) {
+            if (fd != exec_error.write) ::close(fd);
+        }
+        if (limits) {
+            ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (::getppid() != parent) ::_exit(127);
+            const rlimit no_core{0, 0};
+            ::setrlimit(RLIMIT_CORE, &no_core);
+            const rlimit file_size{64u << 20, 64u << 20};
+            ::setrlimit(RLIMIT_FSIZE, &file_size);
+            if (!limits->address_sanitizer) {
+                const rlim_t bytes = static_cast<rlim_t>(limits->memory_mib) << 20;
+                const rlimit memory{bytes, bytes};
+                ::setrlimit(RLIMIT_AS, &memory);
+            }
+            ::execve(argv[0], argv.data(), envp.data());
+        } else {
+            ::execvpe(argv[0], argv.data(), envp.data());
+        }
+        const int error = errno;
+        (void)!::write(exec_error.write, &error, sizeof error);
+        ::_exit(127);
+    }
+    ::setpgid(pid, pid);  // also here: no window in which a kill of the group misses it
+    close_fd(output.write);
+    close_fd(exec_error.write);
+    close_fd(requests.read);
+    close_fd(replies.write);
+    int error = 0;
+    ssize_t got;
+    do {
+        got = ::read(exec_error.read, &error, sizeof error);
+    } while (got < 0 && errno == EINTR);
+    close_fd(exec_error.read);
+    if (got == sizeof error) {
+        int status;
+        ::waitpid(pid, &status, 0);
+        close_fd(output.read);
+        close_fd(requests.write);
+        close_fd(replies.read);
+        system_error("cannot run " + arguments[0], error);
+    }
+    Child child;
+    child.pid = pid;
+    child.output = output.read;
+    child.requests = requests.write;
+    child.replies = replies.read;
+    for (int fd : {child.output, child.requests, child.replies}) {
+        if (fd >= 0) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+    }
+    return child;
+}
+
+Sandbox::SignalGuard::SignalGuard(pid_t group) {
+    running_group = group;
+    struct sigaction action {};
+    action.sa_handler = kill_group_and_die;
+    sigemptyset(&action.sa_mask);
+    for (std::size_t i = 0; i < 3; ++i) sigaction(forwarded[i], &action, &saved_[i]);
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGPIPE, &ignore, &saved_pipe_);
+}
+
+Sandbox::SignalGuard::~SignalGuard() {
+    for (std::size_t i = 0; i < 3; ++i) sigaction(forwarded[i], &saved_[i], nullptr);
+    sigaction(SIGPIPE, &saved_pipe_, nullptr);
+    running_group = 0;
+}
+
+}  // namespace attn::exercises
