@@ -219,7 +219,16 @@ std::vector<NpzMember> parse_npz(const std::string& bytes, const std::string& na
 }
 
 std::vector<NpzMember> read_npz(const std::string& path, NpyAccept (*accept_for)(const std::string& key)) {
-    return parse_npz(read_input_file(path, max_npz_bytes, "the .npz archive"), path, accept_for);
+    // Read what fstat reported (and one byte more, so a file that grew is refused), never the limit:
+    // read_input_file would allocate max_npz_bytes for a small archive.
+    InputFile file(path, "the .npz archive");
+    if (file.size() > max_npz_bytes) {
+        throw InputError(file.name() + ": the archive holds " + std::to_string(file.size()) + " bytes; at most " +
+                         std::to_string(max_npz_bytes) + " are read");
+    }
+    std::string bytes = file.read(static_cast<std::size_t>(file.size()) + 1);
+    if (bytes.size() > file.size()) throw InputError(file.name() + ": the archive grew while it was read");
+    return parse_npz(bytes, path, accept_for);
 }
 
 }  // namespace attn
