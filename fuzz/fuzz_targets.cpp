@@ -6,6 +6,7 @@
 
 #include "attn/error.hpp"
 #include "attn/npy.hpp"
+#include "attn/npz.hpp"
 #include "attn/shape.hpp"
 #include "tutor/attention_view.hpp"
 #include "tutor/lesson_document.hpp"
@@ -46,6 +47,20 @@ void npy_input(const std::string& input) {
         if (count != array.values.size() || count > max_tensor_values) broken("the values fill the shape");
         const NpyArray again = parse_npy(encode_npy(array.shape, array.values, array.dtype), "again.npy");
         if (again.shape != array.shape || again.dtype != array.dtype) broken("what is read can be written back");
+    } catch (const InputError& error) {
+        require_printable(error.what(), "the error message");
+    }
+}
+
+void npz_input(const std::string& input) {
+    try {
+        const auto every_type = [](const std::string&) { return NpyAccept::floats_bools_integers; };
+        for (const auto& member : parse_npz(input, "fuzz.npz", every_type)) {
+            const NpyArray& array = member.second;
+            std::size_t count = 1;
+            for (std::size_t axis : array.shape) count *= axis;
+            if (count != array.values.size() || count > max_tensor_values) broken("a member's values fill its shape");
+        }
     } catch (const InputError& error) {
         require_printable(error.what(), "the error message");
     }

@@ -17,6 +17,10 @@ namespace attn::fuzz {
 /// attn::parse_npy, and a round trip of what it accepts through encode_npy.
 void npy_input(const std::string& input);
 
+/// attn::parse_npz (zip directory, zlib inflate bounded by each member's .npy header, CRC-32):
+/// every member it accepts holds as many values as its shape says.
+void npz_input(const std::string& input);
+
 /// tutor::parse_tensor_literal on the text of a lesson block.
 void tensor_literal_input(const std::string& input);
 

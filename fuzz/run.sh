@@ -23,7 +23,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 seconds=${FUZZ_SECONDS:-60}
 jobs=${FUZZ_JOBS:-1}
 build_dir=${FUZZ_BUILD_DIR:-build-fuzz}
-all_targets=(npy tensor_literal lesson_document tokens)
+all_targets=(npy npz tensor_literal lesson_document tokens)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all_targets[@]}")
 
@@ -63,6 +63,11 @@ seed() {
         cp "$file" "$corpus/$(basename "$(dirname "$(dirname "$file")")")-$(basename "$file")"
       done
       ;;
+    npz)
+      # Stored, deflated and hostile archives, and the state_dicts of the interop fixtures.
+      cp tests/data/interop/npz/*.npz "$corpus/"
+      for file in tests/data/interop/*/model.npz; do cp "$file" "$corpus/$(basename "$(dirname "$file")").npz"; done
+      ;;
     tensor_literal)
       cp fuzz/seeds/tensor_literal/* "$corpus/"
       # Every attn block of every lesson, one file each.
@@ -90,6 +95,7 @@ max_len() {
   case "$1" in
     lesson_document) echo 65536 ;;
     tensor_literal) echo 65536 ;;
+    npz) echo 65536 ;;
     *) echo 8192 ;;
   esac
 }

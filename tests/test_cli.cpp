@@ -255,13 +255,14 @@ TEST_CASE("cli - an output folder that cannot be written is exit 2 and leaves no
     CHECK(attn::testing::read_file(dir.path() + "/blocker") == "not a folder");
 }
 
-TEST_CASE("cli - a misspelt input file gets a note", "[cli][compute]") {
+TEST_CASE("cli - a misspelt input file is refused with the name it meant", "[cli][compute]") {
     TempDir dir;
     write_lesson_inputs(dir.path());
     save(dir.path() + "/decoder_ouput.npy", {2, 3}, {1, 1, 1, 1, 1, 1});
     const auto r = run_attn({"compute", "dot", "--in", dir.path(), "--out", dir.path() + "/out"});
-    CHECK(r.exit_code == 0);
-    CHECK_THAT(r.err, Catch::Contains("decoder_ouput.npy is not an input of dot"));
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("decoder_ouput.npy is not an input of dot; did you mean decoder_output?"));
+    CHECK_FALSE(fs::exists(dir.path() + "/out"));
 }
 
 TEST_CASE("cli - lessons 2 and 3 walk every step with a passing check", "[cli][lessons][lesson02][lesson03]") {

@@ -1,7 +1,7 @@
 // Every input the fuzzers (fuzz/) ever found a problem with, replayed through the same checks
 // the harnesses make (fuzz/fuzz_targets.hpp): the reader returns or throws attn::InputError, and
 // every text it produces is printable. A finding goes into tests/data/fuzz_regressions/ named
-// <target>-<what it broke>.<ext>, where target is npy, tensor_literal, lesson_document or tokens;
+// <target>-<what it broke>.<ext>, where target is npy, npz, tensor_literal, lesson_document or tokens;
 // the specific assertion about it goes into the reader's own test file.
 #include <catch2/catch.hpp>
 
@@ -18,6 +18,7 @@ namespace fs = std::filesystem;
 TEST_CASE("every saved fuzz finding now passes its harness's checks", "[fuzz][errors]") {
     const std::map<std::string, void (*)(const std::string&)> targets = {
         {"npy", attn::fuzz::npy_input},
+        {"npz", attn::fuzz::npz_input},
         {"tensor_literal", attn::fuzz::tensor_literal_input},
         {"lesson_document", attn::fuzz::lesson_document_input},
         {"tokens", attn::fuzz::tokens_input},

@@ -46,6 +46,7 @@ struct EncoderLayerOptions {
     double eps = default_layer_norm_eps;      // layer norm eps, > 0
     Activation activation = Activation::relu;
     std::optional<Matrix> attention_mask;     // (B, T): 1 = attend, 0 = padding
+    std::optional<Tensor3> additive_mask;     // (1 or B·h, T, T) added to the scores: PyTorch's float src_mask
 };
 
 /// Every intermediate of one layer, in the order they are computed.

@@ -78,4 +78,16 @@ Tensor3 add_masks(Tensor3 scores, bool causal, CausalAlignment alignment, const 
 /// The same for every head of (B, h, T, S) scores: every head hides the same keys.
 Tensor4 add_masks(Tensor4 scores, bool causal, CausalAlignment alignment, const std::optional<Matrix>& attention_mask);
 
+/// scores + additive_mask, PyTorch's float attn_mask: scores (B, T, S) with a mask (1, T, S) or
+/// (B, T, S); scores (B, h, T, S) with a mask (1, T, S) or (B·h, T, S), row b·h + j for sequence b
+/// and head j. Shapes are the caller's to have checked (check_additive_mask).
+///   attn::add_additive_mask(attn::Tensor3{{{1, 2}}}, attn::Tensor3{{{0, -inf}}})   // {{{1, -inf}}}
+Tensor3 add_additive_mask(Tensor3 scores, const Tensor3& additive_mask);
+Tensor4 add_additive_mask(Tensor4 scores, const Tensor3& additive_mask);
+
+/// Throws ShapeError unless additive_mask is (1, T, S) or (rows, T, S), and InputError naming the
+/// first NaN or +∞ (−∞ hides a key; finite values are added).
+void check_additive_mask(const std::string& function, const Tensor3& additive_mask, std::size_t rows,
+                         const std::string& rows_legend, std::size_t queries, std::size_t keys);
+
 }  // namespace attn

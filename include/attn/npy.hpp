@@ -19,9 +19,11 @@
 
 namespace attn {
 
-enum class NpyDtype { float32, float64 };
+/// float32 and float64 are read everywhere; boolean and integer only by read_npy_mask (masks are
+/// saved as bool or int64 tensors), and never written.
+enum class NpyDtype { float32, float64, boolean, integer };
 
-/// "float32" / "float64".
+/// "float32" / "float64" / "bool" / "integer".
 std::string dtype_name(NpyDtype dtype);
 
 /// A tensor as stored in a .npy file: its shape, its element type, its values in C order.
@@ -37,6 +39,19 @@ NpyArray read_npy(const std::string& path);
 
 /// Parses the bytes of a .npy file; `name` is used in error messages (usually the path).
 NpyArray parse_npy(const std::string& bytes, const std::string& name);
+
+/// Which element types a reader accepts: floats only (every tensor), or also bool and the
+/// little-endian integers of 1 to 8 bytes (a mask: PyTorch's bool masks, Hugging Face's int64).
+enum class NpyAccept { floats, floats_bools_integers };
+
+/// The size in bytes a .npy file must have, from its first bytes (at least 12, and its whole
+/// header when it is longer): preamble, header and data. InputError as parse_npy for a bad header;
+/// 0 when `start` is too short to tell.
+std::size_t npy_declared_size(const std::string& start, const std::string& name, NpyAccept accept);
+
+/// read_npy and parse_npy with a choice of accepted element types.
+NpyArray read_npy(const std::string& path, NpyAccept accept);
+NpyArray parse_npy(const std::string& bytes, const std::string& name, NpyAccept accept);
 
 /// The bytes of a .npy file (format version 1.0) holding `values` with `shape`, rounded to `dtype`.
 std::string encode_npy(const std::vector<std::size_t>& shape, const std::vector<double>& values, NpyDtype dtype);

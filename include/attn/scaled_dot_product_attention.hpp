@@ -39,6 +39,12 @@ struct AttentionOptions {
     CausalAlignment causal_alignment = CausalAlignment::top_left;
     /// (B, S): 1 = attend to this key, 0 = padding (hidden from every query). Values must be 0 or 1.
     std::optional<Matrix> attention_mask;
+    /// (M, T, S), added to the scores: PyTorch's float attn_mask (0 keeps a key, −∞ hides it, any
+    /// other finite value is added as it is). M is 1 (the same (T, S) mask for every sequence and
+    /// head) or, in multi-head attention, B·h (row b·h + j for sequence b, head j — PyTorch's 3-D
+    /// attn_mask), in scaled_dot_product_attention B. NaN and +∞ are refused. It combines with the
+    /// causal and padding masks by addition, as PyTorch merges them.
+    std::optional<Tensor3> additive_mask;
     /// The factor applied to Q Kᵀ; absent: 1/√d_k with d_k the last dimension of Q.
     std::optional<double> scale;
 };

@@ -3,17 +3,23 @@
 // Inputs are DIR/<name>.npy (float32 or float64, C order), read only when they are regular files
 // (attn/files.hpp). Outputs are OUT/<name>.npy, float32 when every input was float32 and float64
 // otherwise. Either every output is written or none (write_files_atomically), even when killed.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <new>
+#include <set>
 
 #include "attn/error.hpp"
 #include "attn/files.hpp"
 #include "attn/npy_tensor.hpp"
+#include "attn/npz.hpp"
 #include "attn/printable.hpp"
 #include "attn/shape.hpp"
 #include "cli/commands.hpp"
 #include "tutor/compute_modules.hpp"
+#include "tutor/mask_conventions.hpp"
+#include "tutor/named_weights.hpp"
 
 namespace attn::cli {
 
@@ -42,6 +48,10 @@ std::string describe_compute_modules() {
             text += "      " + spec.name + " " + tutor::dimension_legend(spec) + (spec.required ? "" : " optional") +
                     "  " + spec.meaning + "\n";
         }
+        if (module.layered) {
+            text += "      layers_N_<name>  every encoder-layer weight above, once per layer N = 0, 1, …\n"
+                    "                       (state_dict names: layers.0.self_attn.in_proj_weight, layers.0.norm1.weight, …)\n";
+        }
         text += "    outputs (OUT/<name>.npy):\n";
         for (const auto& spec : module.outputs) {
             text += "      " + spec.name + " " + tutor::dimension_legend(spec) + "  " + spec.meaning + "\n";
@@ -50,11 +60,92 @@ std::string describe_compute_modules() {
             text += std::string("    options:") + (module.uses_heads ? " --heads h (required)" : "") +
                     (module.uses_causal ? " --causal [--causal-alignment top-left|bottom-right]" : "") +
                     (module.uses_layer_options ? " --norm-first --eps X (default 1e-5) --activation relu|gelu (default relu)" : "") +
+                    (module.uses_sequence_first ? " --seq-first" : "") +
                     "\n";
         }
     }
     return text;
 }
+
+namespace {
+
+// The element types an input may have: a mask may be bool or integer (its meaning depends on it).
+NpyAccept accept_for(const std::string& name) {
+    return tutor::mask_convention(tutor::canonical_weight_name(name)) == tutor::MaskConvention::none
+               ? NpyAccept::floats
+               : NpyAccept::floats_bools_integers;
+}
+
+// The inputs as attn names them, from --in's .npy files and --weights' members; every name is read
+// by the module, or refused with "did you mean" when it looks like a mask or a weight (one that is
+// silently left out changes every number), or noted and ignored.
+struct LoadedInputs {
+    tutor::NamedTensors tensors;
+    std::map<std::string, std::string> sources;  // name → where it came from, for messages
+    std::set<std::string> integer_inputs;
+    bool all_float32 = true;
+};
+
+// Returns false when the name is not an input (and noted); throws when it must not be ignored.
+bool accept_name(const tutor::ComputeModule& module, LoadedInputs& loaded, const std::string& name,
+                 const std::string& where) {
+    if (!tutor::reads_input(module, name)) {
+        if (tutor::looks_like_mask_or_weight(name) || tutor::closest_input(module, name)) {
+            tutor::refuse_unknown_input(module, name, where);
+        }
+        std::cerr << "note: " << where << " is not an input of " << module.name << "; ignored\n";
+        return false;
+    }
+    const auto earlier = loaded.sources.find(name);
+    if (earlier != loaded.sources.end()) {
+        throw InputError(where + " and " + earlier->second + " are both " + name + "; give it once");
+    }
+    loaded.sources[name] = where;
+    return true;
+}
+
+void add_input(LoadedInputs& loaded, const std::string& name, const NpyArray& array) {
+    if (array.dtype == NpyDtype::boolean || array.dtype == NpyDtype::integer) {
+        loaded.integer_inputs.insert(name);
+    } else {
+        loaded.all_float32 = loaded.all_float32 && array.dtype == NpyDtype::float32;
+    }
+    loaded.tensors[name] = to_tensor(array);
+}
+
+LoadedInputs load_inputs(const tutor::ComputeModule& module, const ComputeOptions& options) {
+    std::error_code error;
+    if (!fs::is_directory(options.in_dir, error)) {
+        throw InputError("the input folder " + printable_text(options.in_dir) + " does not exist or is not a folder");
+    }
+    LoadedInputs loaded;
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(options.in_dir, error)) {
+        if (entry.path().extension() == ".npy") files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());  // the same message whatever the folder's order
+    for (const auto& path : files) {
+        const std::string name = tutor::canonical_weight_name(path.stem().string());
+        if (!accept_name(module, loaded, name, printable_text(path.string()))) continue;
+        add_input(loaded, name, read_npy(path.string(), accept_for(name)));
+    }
+    if (!options.weights.empty()) {
+        for (const auto& [key, array] : read_npz(options.weights, accept_for)) {
+            const std::string name = tutor::canonical_weight_name(key);
+            if (!accept_name(module, loaded, name, printable_text(options.weights) + "[" + printable_text(key) + "]")) continue;
+            add_input(loaded, name, array);
+        }
+    }
+    for (const auto& spec : module.inputs) {
+        if (!spec.required || loaded.tensors.count(spec.name)) continue;
+        const std::string path = (fs::path(options.in_dir) / (spec.name + ".npy")).string();
+        throw InputError("missing input file " + printable_text(path) + ": " + module.name + " needs " + spec.name + " " +
+                         tutor::dimension_legend(spec) + ", " + spec.meaning);
+    }
+    return loaded;
+}
+
+}  // namespace
 
 int run_compute(const GlobalOptions&, const ComputeOptions& options) {
     const tutor::ComputeModule& module = tutor::find_compute_module(options.module);
@@ -65,36 +156,12 @@ int run_compute(const GlobalOptions&, const ComputeOptions& options) {
     module_options.norm_first = options.norm_first;
     module_options.eps = options.eps;
     module_options.activation = options.activation;
+    module_options.seq_first = options.seq_first;
     tutor::check_compute_options(module, module_options);  // before any file is read
-    std::error_code error;
-    if (!fs::is_directory(options.in_dir, error)) {
-        throw InputError("the input folder " + printable_text(options.in_dir) + " does not exist or is not a folder");
-    }
-    tutor::NamedTensors inputs;
-    bool all_float32 = true;
-    for (const auto& spec : module.inputs) {
-        const std::string path = (fs::path(options.in_dir) / (spec.name + ".npy")).string();
-        // A dangling link is missing too; anything that exists is read_npy's to accept or refuse.
-        if (!fs::exists(fs::symlink_status(path, error))) {
-            if (!spec.required) continue;
-            throw InputError("missing input file " + printable_text(path) + ": " + module.name + " needs " + spec.name + " " +
-                             tutor::dimension_legend(spec) + ", " + spec.meaning);
-        }
-        const NpyArray array = read_npy(path);
-        all_float32 = all_float32 && array.dtype == NpyDtype::float32;
-        inputs[spec.name] = to_tensor(array);
-    }
-    // A file the module does not read is most often a misspelt input name: say so.
-    for (const auto& entry : fs::directory_iterator(options.in_dir, error)) {
-        if (entry.path().extension() != ".npy") continue;
-        const std::string name = entry.path().stem().string();
-        bool known = false;
-        for (const auto& spec : module.inputs) known = known || spec.name == name;
-        if (!known) {
-            std::cerr << "note: " << printable_text(entry.path().string()) << " is not an input of " << module.name
-                      << "; ignored\n";
-        }
-    }
+    LoadedInputs loaded = load_inputs(module, options);
+    module_options.integer_inputs = loaded.integer_inputs;
+    const tutor::NamedTensors& inputs = loaded.tensors;
+    const bool all_float32 = loaded.all_float32;
     tutor::NamedTensors outputs;
     try {
         outputs = tutor::run_compute_module(module, inputs, module_options);

@@ -62,6 +62,8 @@ struct ComputeOptions {
     bool norm_first = false;    // --norm-first (encoder-layer)
     std::optional<double> eps;  // --eps (encoder-layer)
     std::string activation;     // --activation relu|gelu (encoder-layer)
+    std::string weights;        // --weights model.npz: a state_dict saved with numpy.savez
+    bool seq_first = false;     // --seq-first: inputs and outputs (T, B, D), PyTorch's batch_first=False
 };
 int run_compute(const GlobalOptions& global, const ComputeOptions& options);
 

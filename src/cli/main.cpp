@@ -132,6 +132,12 @@ CLI::App* setup_compute(CLI::App& app, ComputeOptions& options) {
     command->add_option_function<double>(
         "--eps", [&options](const double& value) { options.eps = value; }, "Layer norm eps, > 0 (encoder-layer; default 1e-5)");
     command->add_option("--activation", options.activation, "relu or gelu, the exact erf form (encoder-layer; default relu)");
+    command->add_option("--weights", options.weights,
+                        "An .npz archive of weights, as numpy.savez(path, **state_dict) writes it: keys are the "
+                        "state_dict names with dots (layers.0.self_attn.in_proj_weight); inputs still come from --in");
+    command->add_flag("--seq-first", options.seq_first,
+                      "Sequence-first tensors (T, B, D) in and out, PyTorch's batch_first=False default "
+                      "(mha, encoder-layer, encoder)");
     command->footer(describe_compute_modules() +
                     "\nOutputs are float32 when every input is float32, float64 otherwise. Either all outputs are\n"
                     "written or none. Exit code 0 on success, 2 on bad input.");

@@ -25,6 +25,7 @@ EncoderLayerStep transformer_encoder_layer(const Tensor3& x, const EncoderLayerW
     const auto norm2 = [&](const Tensor3& y) { return layer_norm(y, w.norm2_weight, w.norm2_bias, options.eps); };
     AttentionOptions padding;
     padding.attention_mask = options.attention_mask;
+    padding.additive_mask = options.additive_mask;
     const bool pre_norm = options.norm_first;
 
     EncoderLayerStep step;

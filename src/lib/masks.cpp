@@ -1,5 +1,6 @@
 #include "attn/masks.hpp"
 
+#include <cmath>
 #include <limits>
 #include <sstream>
 
@@ -75,6 +76,50 @@ Tensor4 add_masks(Tensor4 scores, bool causal, CausalAlignment alignment, const 
     hide_keys(scores.data(), scores.shape(0), scores.shape(1), scores.shape(2), scores.shape(3), causal, alignment,
               attention_mask);
     return scores;
+}
+
+namespace {
+
+// `heads` blocks of (T, S) scores per batch item, back to back, plus the mask's block for each.
+void add_blocks(double* scores, std::size_t B, std::size_t heads, std::size_t T, std::size_t S, const Tensor3& mask) {
+    const bool shared = mask.shape(0) == 1;
+    for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t j = 0; j < heads; ++j) {
+            const std::size_t block = b * heads + j;
+            const double* added = mask.data() + (shared ? 0 : block) * T * S;
+            double* row = scores + block * T * S;
+            for (std::size_t i = 0; i < T * S; ++i) row[i] += added[i];
+        }
+}
+
+}  // namespace
+
+Tensor3 add_additive_mask(Tensor3 scores, const Tensor3& additive_mask) {
+    add_blocks(scores.data(), scores.shape(0), 1, scores.shape(1), scores.shape(2), additive_mask);
+    return scores;
+}
+
+Tensor4 add_additive_mask(Tensor4 scores, const Tensor3& additive_mask) {
+    add_blocks(scores.data(), scores.shape(0), scores.shape(1), scores.shape(2), scores.shape(3), additive_mask);
+    return scores;
+}
+
+void check_additive_mask(const std::string& function, const Tensor3& additive_mask, std::size_t rows,
+                         const std::string& rows_legend, std::size_t queries, std::size_t keys) {
+    const std::size_t first = additive_mask.shape(0);
+    if ((first != 1 && first != rows) || additive_mask.shape(1) != queries || additive_mask.shape(2) != keys) {
+        throw ShapeError(function + ": the additive mask is " + shape_string(additive_mask.shape()) + "; it must be (1, " +
+                         std::to_string(queries) + ", " + std::to_string(keys) + ") or (" + rows_legend + ", T, S) = (" +
+                         std::to_string(rows) + ", " + std::to_string(queries) + ", " + std::to_string(keys) + ")");
+    }
+    for (std::size_t i = 0; i < additive_mask.size(); ++i) {
+        const double value = additive_mask.data()[i];
+        if (std::isnan(value) || value == std::numeric_limits<double>::infinity()) {
+            throw InputError(function + ": the additive mask holds " + (std::isnan(value) ? "nan" : "inf") + " at " +
+                             index_string(i, {additive_mask.shape().begin(), additive_mask.shape().end()}) +
+                             "; it holds 0 (keep the key), -inf (hide it) or a finite value added to the score");
+        }
+    }
 }
 
 }  // namespace attn

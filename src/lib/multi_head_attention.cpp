@@ -41,6 +41,26 @@ void check_arguments(const std::string& f, const Tensor3& query, const Tensor3& 
     if (w.b_o && !w.w_o) throw InputError(f + ": b_o is given without w_o; the output projection needs its weight w_o (D, D)");
     check_heads(f, query.shape(2), heads, "query " + shape_string(query.shape()));
     detail::check_mask_and_scale(f, options.attention_mask, options.scale);
+    if (options.additive_mask) {
+        check_additive_mask(f, *options.additive_mask, query.shape(0) * heads, "B·h", query.shape(1), key.shape(1));
+    }
+}
+
+// The scores with every mask: causal and padding (−∞), then PyTorch's additive attn_mask.
+Tensor4 masked_scores(const Tensor4& scores, const AttentionOptions& options) {
+    Tensor4 masked = add_masks(scores, options.causal, options.causal_alignment, options.attention_mask);
+    return options.additive_mask ? add_additive_mask(std::move(masked), *options.additive_mask) : masked;
+}
+
+// Head j's rows of a (1 or B·h, T, S) additive mask: (1 or B, T, S), for one head at a time.
+std::optional<Tensor3> head_rows(const std::optional<Tensor3>& mask, std::size_t B, std::size_t heads, std::size_t j) {
+    if (!mask || mask->shape(0) == 1) return mask;
+    const std::size_t T = mask->shape(1), S = mask->shape(2);
+    Tensor3 rows = Tensor3::from_shape({B, T, S});
+    for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t t = 0; t < T; ++t)
+            for (std::size_t s = 0; s < S; ++s) rows(b, t, s) = (*mask)(b * heads + j, t, s);
+    return rows;
 }
 
 // The projections q, k, v, checked before the heads use them: an overflow there is named where
@@ -102,7 +122,7 @@ MultiHeadAttentionResult multi_head_attention(const Tensor3& query, const Tensor
     r.v_heads = split_heads(r.v, heads);                            // (B, h, S, d_k)
     r.scores = scale * matmul_transposed(r.q_heads, r.k_heads);     // q_j k_jᵀ / √d_k       (B, h, T, S)
     detail::require_finite_scores(f, r.scores, "q_heads", "k_heads");
-    r.weights = softmax_last_axis(add_masks(r.scores, options.causal, options.causal_alignment, options.attention_mask));
+    r.weights = softmax_last_axis(masked_scores(r.scores, options));
     r.context_heads = matmul(r.weights, r.v_heads);                 // weights_j v_j          (B, h, T, d_k)
     detail::require_finite(f, "context_heads", r.context_heads,
                            std::string("the weighted sum of the value rows of the head; ") + detail::overflow_advice);
@@ -143,6 +163,7 @@ MultiHeadAttentionResult multi_head_attention_per_head(const Tensor3& query, con
             return slice;
         };
         const Tensor3 qj = columns(r.q, T), kj = columns(r.k, S), vj = columns(r.v, S);
+        head_options.additive_mask = head_rows(options.additive_mask, B, heads, j);
         const ScaledDotProductAttentionResult head = scaled_dot_product_attention(qj, kj, vj, head_options);
         for (std::size_t b = 0; b < B; ++b) {
             for (std::size_t t = 0; t < T; ++t) {

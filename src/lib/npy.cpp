@@ -16,7 +16,15 @@ namespace attn {
 // dict literal {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), } padded with spaces and
 // a newline, then the raw values. This code assumes a little-endian machine, as x86 and ARM are.
 
-std::string dtype_name(NpyDtype dtype) { return dtype == NpyDtype::float32 ? "float32" : "float64"; }
+std::string dtype_name(NpyDtype dtype) {
+    switch (dtype) {
+        case NpyDtype::float32: return "float32";
+        case NpyDtype::float64: return "float64";
+        case NpyDtype::boolean: return "bool";
+        case NpyDtype::integer: return "integer";
+    }
+    return "float64";
+}
 
 namespace {
 
@@ -112,7 +120,27 @@ struct NpyHeader {
     std::size_t count = 0;        // values
     std::size_t data_start = 0;   // bytes before the values
     std::size_t data_bytes = 0;   // count · item size
+    std::size_t item_size = 8;    // bytes per value
+    bool is_signed = true;        // integers: signed (i) or unsigned (u)
 };
+
+// bool and little-endian integers, accepted for masks: "|b1", "|u1", "<i8", …; false otherwise.
+bool parse_mask_descr(const std::string& descr, NpyHeader& parsed) {
+    if (descr == "|b1") {
+        parsed.dtype = NpyDtype::boolean;
+        parsed.item_size = 1;
+        return true;
+    }
+    if (descr.size() != 3 || (descr[1] != 'i' && descr[1] != 'u')) return false;
+    const char order = descr[0], size = descr[2];
+    const bool one_byte = size == '1';
+    if (!(one_byte ? order == '|' : (order == '<' || order == '='))) return false;
+    if (size != '1' && size != '2' && size != '4' && size != '8') return false;
+    parsed.dtype = NpyDtype::integer;
+    parsed.item_size = static_cast<std::size_t>(size - '0');
+    parsed.is_signed = descr[1] == 'i';
+    return true;
+}
 
 // The preamble: magic, version and header length. Returns the offset just past the header;
 // `bytes` needs only its first 12 bytes.
@@ -141,7 +169,7 @@ std::size_t header_end(const std::string& bytes, const std::string& name, std::s
 }
 
 // Parses the header; `bytes` must hold at least the preamble and the header.
-NpyHeader parse_header(const std::string& bytes, const std::string& name) {
+NpyHeader parse_header(const std::string& bytes, const std::string& name, NpyAccept accept) {
     std::size_t header_start = 0;
     const std::size_t end = header_end(bytes, name, header_start);
     if (bytes.size() < end) fail(name, "truncated .npy file: it ends inside the header");
@@ -150,16 +178,20 @@ NpyHeader parse_header(const std::string& bytes, const std::string& name) {
     NpyHeader parsed;
     std::string descr = header_value(header, "descr", name);
     if (descr.size() >= 2 && (descr.front() == '\'' || descr.front() == '"')) descr = descr.substr(1, descr.size() - 2);
-    if (descr == "<f4" || descr == "=f4") {
+    if (accept == NpyAccept::floats_bools_integers && parse_mask_descr(descr, parsed)) {
+        // a mask's bool or integer values; item_size set
+    } else if (descr == "<f4" || descr == "=f4") {
         parsed.dtype = NpyDtype::float32;
+        parsed.item_size = 4;
     } else if (descr == "<f8" || descr == "=f8") {
         parsed.dtype = NpyDtype::float64;
     } else if (descr == ">f4" || descr == ">f8") {
         fail(name, "big-endian data (dtype '" + descr + "'); save it little-endian, e.g. a.astype('<f4')");
     } else {
-        fail(name, "dtype " + describe_descr(descr) +
-                       " is not supported; expected float32 or float64 (in PyTorch: t.float(); in NumPy: "
-                       "a.astype(numpy.float32))");
+        fail(name, "dtype " + describe_descr(descr) + " is not supported; expected float32 or float64" +
+                       (accept == NpyAccept::floats_bools_integers ? std::string(", bool or a little-endian integer")
+                                                                   : std::string()) +
+                       " (in PyTorch: t.float(); in NumPy: a.astype(numpy.float32))");
     }
     const std::string fortran = header_value(header, "fortran_order", name);
     if (fortran == "True") {
@@ -171,7 +203,7 @@ NpyHeader parse_header(const std::string& bytes, const std::string& name) {
     // Overflow-safe, and refused before anything is allocated (a zero axis does not hide huge ones).
     parsed.count = checked_value_count(parsed.shape, printable_text(name));
     parsed.data_start = end;
-    parsed.data_bytes = parsed.count * (parsed.dtype == NpyDtype::float32 ? 4 : 8);
+    parsed.data_bytes = parsed.count * parsed.item_size;
     return parsed;
 }
 
@@ -188,10 +220,33 @@ void check_data_size(const NpyHeader& header, std::uint64_t available, const std
     }
 }
 
+// One value of a bool or integer array, as a double (masks hold small integers).
+double integer_value(const char* at, const NpyHeader& header) {
+    if (header.dtype == NpyDtype::boolean) return *at != 0 ? 1.0 : 0.0;
+    std::uint64_t raw = 0;  // little-endian, item_size bytes
+    for (std::size_t byte = header.item_size; byte-- > 0;) raw = (raw << 8) | static_cast<unsigned char>(at[byte]);
+    const unsigned bits = 8 * static_cast<unsigned>(header.item_size);
+    if (!header.is_signed) return static_cast<double>(raw);
+    if (bits < 64 && (raw >> (bits - 1)) != 0) raw |= ~std::uint64_t(0) << bits;  // sign-extend
+    return static_cast<double>(static_cast<std::int64_t>(raw));
+}
+
 }  // namespace
 
-NpyArray parse_npy(const std::string& bytes, const std::string& name) {
-    const NpyHeader header = parse_header(bytes, name);
+std::size_t npy_declared_size(const std::string& start, const std::string& name, NpyAccept accept) {
+    if (start.size() < 12) return 0;
+    std::size_t header_start = 0;
+    if (header_end(start, name, header_start) > start.size()) return 0;
+    const NpyHeader header = parse_header(start, name, accept);
+    return header.data_start + header.data_bytes;
+}
+
+NpyArray parse_npy(const std::string& bytes, const std::string& name) { return parse_npy(bytes, name, NpyAccept::floats); }
+
+NpyArray read_npy(const std::string& path) { return read_npy(path, NpyAccept::floats); }
+
+NpyArray parse_npy(const std::string& bytes, const std::string& name, NpyAccept accept) {
+    const NpyHeader header = parse_header(bytes, name, accept);
     check_data_size(header, bytes.size() - header.data_start, name);
     NpyArray array;
     array.dtype = header.dtype;
@@ -199,7 +254,9 @@ NpyArray parse_npy(const std::string& bytes, const std::string& name) {
     array.values.resize(header.count);
     const char* data = bytes.data() + header.data_start;
     for (std::size_t i = 0; i < header.count; ++i) {
-        if (array.dtype == NpyDtype::float32) {
+        if (array.dtype == NpyDtype::boolean || array.dtype == NpyDtype::integer) {
+            array.values[i] = integer_value(data + i * header.item_size, header);
+        } else if (array.dtype == NpyDtype::float32) {
             float value;
             std::memcpy(&value, data + i * 4, 4);
             array.values[i] = value;
@@ -210,7 +267,7 @@ NpyArray parse_npy(const std::string& bytes, const std::string& name) {
     return array;
 }
 
-NpyArray read_npy(const std::string& path) {
+NpyArray read_npy(const std::string& path, NpyAccept accept) {
     // Only a regular file is opened (never blocking on a FIFO, never reading /dev/zero), and no
     // more is read than its header says it holds.
     InputFile file(path);
@@ -218,12 +275,12 @@ NpyArray read_npy(const std::string& path) {
     std::size_t header_start = 0;
     const std::size_t end = header_end(bytes, path, header_start);
     if (end > bytes.size()) bytes += file.read(end - bytes.size());
-    const NpyHeader header = parse_header(bytes, path);
+    const NpyHeader header = parse_header(bytes, path, accept);
     check_data_size(header, file.size() - std::min<std::uint64_t>(file.size(), header.data_start), path);
     // One byte more than expected: a file that grew after it was opened is still refused.
     const std::size_t wanted = header.data_start + header.data_bytes + 1;
     if (wanted > bytes.size()) bytes += file.read(wanted - bytes.size());
-    return parse_npy(bytes, path);
+    return parse_npy(bytes, path, accept);
 }
 
 std::string encode_npy(const std::vector<std::size_t>& shape, const std::vector<double>& values, NpyDtype dtype) {

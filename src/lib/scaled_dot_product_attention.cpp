@@ -22,12 +22,14 @@ ScaledDotProductAttentionResult scaled_dot_product_attention(const Tensor3& Q, c
     check_shapes(f, {{"Q", Q, "B,T,d_k"}, {"K", K, "B,S,d_k"}, {"V", V, "B,S,d_v"},
                      {"attention_mask", options.attention_mask, "B,S"}});
     detail::check_mask_and_scale(f, options.attention_mask, options.scale);
+    if (options.additive_mask) check_additive_mask(f, *options.additive_mask, Q.shape(0), "B", Q.shape(1), K.shape(1));
     const double scale = options.scale.value_or(1.0 / std::sqrt(double(Q.shape(2))));
 
     ScaledDotProductAttentionResult r;
     r.scores = scale * matmul_transposed(Q, K);                    // Q Kᵀ / √d_k        (B, T, S)
     detail::require_finite_scores(f, r.scores, "Q", "K");          // only M may put −∞ in the scores
     r.masked_scores = add_masks(r.scores, options.causal, options.causal_alignment, options.attention_mask);  // + M
+    if (options.additive_mask) r.masked_scores = add_additive_mask(r.masked_scores, *options.additive_mask);
     r.weights = softmax_last_axis(r.masked_scores);                // softmax over the keys S
     r.output = matmul(r.weights, V);                               // weights V          (B, T, d_v)
     detail::require_finite(f, "output", r.output, std::string("the weighted sum of the rows of V; ") + detail::overflow_advice);

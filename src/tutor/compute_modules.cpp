@@ -1,5 +1,6 @@
 #include "tutor/compute_modules.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -13,6 +14,7 @@
 #include "attn/scaled_dot_product_attention.hpp"
 #include "attn/shape.hpp"
 #include "tutor/find_by_name.hpp"
+#include "tutor/mask_conventions.hpp"
 #include "tutor/named_weights.hpp"
 
 namespace attn::tutor {
@@ -51,38 +53,84 @@ NamedTensors run_self_attention(const NamedTensors& inputs, const ComputeOptions
     return {{"weights", r.weights}, {"output", r.output}};
 }
 
+// The masks in every convention (tutor/mask_conventions.hpp) for `queries` (B, T, ·) and `keys` (B, S, ·).
+ModuleMasks masks_for(const NamedTensors& inputs, const ComputeOptions& options, const DynamicTensor& queries,
+                      const DynamicTensor& keys) {
+    return masks_from(inputs, options.integer_inputs,
+                      {queries.shape(0), static_cast<std::size_t>(options.heads), queries.shape(1), keys.shape(1)});
+}
+
 // Lesson 5: multi-head attention; without w_o there is no output projection (seed 000's block).
 NamedTensors run_mha(const NamedTensors& inputs, const ComputeOptions& options) {
     const MultiHeadAttentionWeights w = attention_weights_from(inputs);
+    const ModuleMasks masks = masks_for(inputs, options, inputs.at("query"), inputs.at("key"));
     AttentionOptions attention;
     attention.causal = options.causal;
     attention.causal_alignment = alignment_of(options);
-    if (inputs.count("attention_mask")) attention.attention_mask = Matrix(inputs.at("attention_mask"));
+    attention.attention_mask = masks.attention_mask;
+    attention.additive_mask = masks.additive_mask;
     const MultiHeadAttentionResult r =
         multi_head_attention(Tensor3(inputs.at("query")), Tensor3(inputs.at("key")), Tensor3(inputs.at("value")), w,
                              static_cast<std::size_t>(options.heads), attention);
     return {{"output", r.output}, {"weights", r.weights}};
 }
 
-// Lesson 6: one torch.nn.TransformerEncoderLayer(dropout=0.0, batch_first=True), with the
-// state_dict's names (dots turned into underscores, in_proj split into q, k, v).
-NamedTensors run_encoder_layer(const NamedTensors& inputs, const ComputeOptions& options) {
-    const EncoderLayerWeights w = encoder_layer_weights_from(inputs);
+EncoderLayerOptions layer_options(const NamedTensors& inputs, const ComputeOptions& options) {
     EncoderLayerOptions layer;
     layer.heads = static_cast<std::size_t>(options.heads);
     layer.norm_first = options.norm_first;
     layer.eps = options.eps.value_or(default_layer_norm_eps);
     layer.activation = options.activation.empty() ? Activation::relu : parse_activation(options.activation);
-    if (inputs.count("attention_mask")) layer.attention_mask = Matrix(inputs.at("attention_mask"));
-    return {{"output", transformer_encoder_layer(Tensor3(inputs.at("x")), w, layer).output}};
+    const ModuleMasks masks = masks_for(inputs, options, inputs.at("x"), inputs.at("x"));
+    layer.attention_mask = masks.attention_mask;
+    layer.additive_mask = masks.additive_mask;
+    return layer;
+}
+
+// Lesson 6: one torch.nn.TransformerEncoderLayer(dropout=0.0, batch_first=True), with the
+// state_dict's names (dots turned into underscores; in_proj packed or split into q, k, v).
+NamedTensors run_encoder_layer(const NamedTensors& inputs, const ComputeOptions& options) {
+    const EncoderLayerWeights w = encoder_layer_weights_from(inputs);
+    return {{"output", transformer_encoder_layer(Tensor3(inputs.at("x")), w, layer_options(inputs, options)).output}};
+}
+
+// Lesson 6's stack: torch.nn.TransformerEncoder(layer, N, norm=…, enable_nested_tensor=False) in
+// eval mode — the layers one after the other (each the library's encoder layer), then the final norm.
+NamedTensors run_encoder(const NamedTensors& inputs, const ComputeOptions& options) {
+    const EncoderWeights w = encoder_weights_from(inputs);
+    return {{"output", transformer_encoder(Tensor3(inputs.at("x")), w.layers, layer_options(inputs, options), w.final_norm)}};
 }
 
 std::string non_finite_text(double value) { return std::isnan(value) ? "nan" : value > 0 ? "inf" : "-inf"; }
 
+// The modules whose PyTorch counterpart is sequence-first by default (batch_first=False).
+std::vector<ComputeModule> with_sequence_first(std::vector<ComputeModule> modules) {
+    for (auto& module : modules) {
+        module.uses_sequence_first = module.name == "mha" || module.name == "encoder-layer" || module.name == "encoder";
+    }
+    return modules;
+}
+
+// A sequence tensor: (B, T, ·) or (B, S, ·), laid out (T, B, ·) under --seq-first.
+bool is_sequence(const TensorSpec& spec) {
+    return spec.dimensions.rfind("B,T,", 0) == 0 || spec.dimensions.rfind("B,S,", 0) == 0;
+}
+
+// (T, B, D) ↔ (B, T, D): axes 0 and 1 swapped.
+DynamicTensor swap_first_axes(const DynamicTensor& x) {
+    if (x.dimension() != 3) return x;
+    const std::size_t A = x.shape(0), C = x.shape(1), D = x.shape(2);
+    DynamicTensor out = DynamicTensor::from_shape({C, A, D});
+    for (std::size_t a = 0; a < A; ++a)
+        for (std::size_t c = 0; c < C; ++c)
+            for (std::size_t d = 0; d < D; ++d) out.data()[(c * A + a) * D + d] = x.data()[(a * C + c) * D + d];
+    return out;
+}
+
 }  // namespace
 
 const std::vector<ComputeModule>& compute_modules() {
-    static const std::vector<ComputeModule> modules = {
+    static const std::vector<ComputeModule> modules = with_sequence_first({
         {"dot",
          "lesson 1: dot-product attention, score_s = decoder_output · encoder_outputs[s]",
          1,
@@ -137,15 +185,19 @@ const std::vector<ComputeModule>& compute_modules() {
          {{"query", "B,T,D", true, "the queries' tokens"},
           {"key", "B,S,D", true, "the keys' tokens"},
           {"value", "B,S,D", true, "the values' tokens"},
-          {"w_q", "D,D", true, "query projection, nn.Linear(D, D).weight (out, in)"},
-          {"w_k", "D,D", true, "key projection, nn.Linear(D, D).weight"},
-          {"w_v", "D,D", true, "value projection, nn.Linear(D, D).weight"},
-          {"b_q", "D", true, "query projection bias"},
-          {"b_k", "D", true, "key projection bias"},
-          {"b_v", "D", true, "value projection bias"},
-          {"w_o", "D,D", false, "output projection weight; without it there is no output projection"},
-          {"b_o", "D", false, "output projection bias (needs w_o)"},
-          {"attention_mask", "B,S", false, "1 = attend to this key, 0 = padding (Hugging Face convention)"}},
+          {"w_q", "D,D", false, "query projection, nn.Linear(D, D).weight (out, in); or in_proj_weight"},
+          {"w_k", "D,D", false, "key projection, nn.Linear(D, D).weight"},
+          {"w_v", "D,D", false, "value projection, nn.Linear(D, D).weight"},
+          {"b_q", "D", false, "query projection bias; or in_proj_bias"},
+          {"b_k", "D", false, "key projection bias"},
+          {"b_v", "D", false, "value projection bias"},
+          {"in_proj_weight", "3D,D", false, "PyTorch's packed w_q; w_k; w_v (instead of the three)"},
+          {"in_proj_bias", "3D", false, "PyTorch's packed b_q; b_k; b_v (instead of the three)"},
+          {"w_o", "D,D", false, "output projection weight (out_proj.weight); without it there is no output projection"},
+          {"b_o", "D", false, "output projection bias (out_proj.bias; needs w_o)"},
+          {"attention_mask", "B,S", false, "1 = attend to this key, 0 = padding (Hugging Face convention)"},
+          {"key_padding_mask", "B,S", false, "PyTorch's: True/1 = ignore this key (bool or integer; float: added, 0/-inf)"},
+          {"attn_mask", "T,S", false, "PyTorch's: bool True = ignore; float added to the scores (0 / -inf)"}},
          {{"output", "B,T,D", true, "the heads concatenated, then W_o and b_o when given"},
           {"weights", "B,h,T,S", true, "every head's weights; a query whose keys are all masked gets zeros"}},
          run_mha,
@@ -156,12 +208,14 @@ const std::vector<ComputeModule>& compute_modules() {
          "batch_first=True) (--heads h required; --norm-first, --eps, --activation optional)",
          6,
          {{"x", "B,T,D", true, "the input tokens"},
-          {"w_q", "D,D", true, "self_attn.in_proj_weight rows 0..D-1 (out, in)"},
-          {"b_q", "D", true, "self_attn.in_proj_bias entries 0..D-1"},
-          {"w_k", "D,D", true, "self_attn.in_proj_weight rows D..2D-1"},
-          {"b_k", "D", true, "self_attn.in_proj_bias entries D..2D-1"},
-          {"w_v", "D,D", true, "self_attn.in_proj_weight rows 2D..3D-1"},
-          {"b_v", "D", true, "self_attn.in_proj_bias entries 2D..3D-1"},
+          {"w_q", "D,D", false, "self_attn.in_proj_weight rows 0..D-1 (out, in)"},
+          {"b_q", "D", false, "self_attn.in_proj_bias entries 0..D-1"},
+          {"w_k", "D,D", false, "self_attn.in_proj_weight rows D..2D-1"},
+          {"b_k", "D", false, "self_attn.in_proj_bias entries D..2D-1"},
+          {"w_v", "D,D", false, "self_attn.in_proj_weight rows 2D..3D-1"},
+          {"b_v", "D", false, "self_attn.in_proj_bias entries 2D..3D-1"},
+          {"in_proj_weight", "3D,D", false, "self_attn.in_proj_weight, packed (instead of w_q, w_k, w_v)"},
+          {"in_proj_bias", "3D", false, "self_attn.in_proj_bias, packed (instead of b_q, b_k, b_v)"},
           {"w_o", "D,D", true, "self_attn.out_proj.weight"},
           {"b_o", "D", true, "self_attn.out_proj.bias"},
           {"norm1_weight", "D", true, "norm1.weight"},
@@ -172,14 +226,33 @@ const std::vector<ComputeModule>& compute_modules() {
           {"linear1_bias", "F", true, "linear1.bias"},
           {"linear2_weight", "D,F", true, "linear2.weight"},
           {"linear2_bias", "D", true, "linear2.bias"},
-          {"attention_mask", "B,T", false, "1 = attend, 0 = padding (PyTorch's src_key_padding_mask inverted)"}},
+          {"attention_mask", "B,T", false, "1 = attend, 0 = padding (Hugging Face; PyTorch's src_key_padding_mask inverted)"},
+          {"src_key_padding_mask", "B,T", false, "PyTorch's: True/1 = ignore this position (bool or integer)"},
+          {"src_mask", "T,T", false, "PyTorch's: bool True = ignore; float added to the scores (0 / -inf)"}},
          {{"output", "B,T,D", true, "the layer's output"}},
          run_encoder_layer,
          true,
          false,
          true,
          {"B,T,F", "B,h,T,T"}},
-    };
+        {"encoder",
+         "lesson 6's stack: torch.nn.TransformerEncoder(layer, N, norm, enable_nested_tensor=False) in eval mode, "
+         "N layers layers_0_… (each encoder-layer's weights) and the final norm (--heads h required)",
+         6,
+         {{"x", "B,T,D", true, "the input tokens"},
+          {"norm_weight", "D", false, "norm.weight, the final layer norm (with norm_bias)"},
+          {"norm_bias", "D", false, "norm.bias"},
+          {"attention_mask", "B,T", false, "1 = attend, 0 = padding (Hugging Face)"},
+          {"src_key_padding_mask", "B,T", false, "PyTorch's: True/1 = ignore this position (bool or integer)"},
+          {"src_mask", "T,T", false, "PyTorch's mask: bool True = ignore; float added to the scores (0 / -inf)"}},
+         {{"output", "B,T,D", true, "the encoder's output"}},
+         run_encoder,
+         true,
+         false,
+         true,
+         {"B,h,T,T"},
+         true},
+    });
     return modules;
 }
 
@@ -187,7 +260,106 @@ const ComputeModule& find_compute_module(const std::string& name) {
     return find_by_name(compute_modules(), name, "module");
 }
 
-std::string dimension_legend(const TensorSpec& spec) { return legend_string(spec.dimensions); }
+std::string dimension_legend(const TensorSpec& spec) {
+    if (mask_convention(spec.name) == MaskConvention::scores_mask) {
+        return legend_string(spec.dimensions) + " or (B·h, " + legend_string(spec.dimensions).substr(1);
+    }
+    return legend_string(spec.dimensions);
+}
+
+namespace {
+
+const ComputeModule& encoder_layer_module() { return find_compute_module("encoder-layer"); }
+
+// The weights each of the encoder's layers has (encoder-layer's inputs but x and the masks).
+bool is_layer_weight(const std::string& name) {
+    return name != "x" && mask_convention(name) == MaskConvention::none && reads_input(encoder_layer_module(), name);
+}
+
+// Levenshtein distance, for "did you mean".
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+}  // namespace
+
+bool reads_input(const ComputeModule& module, const std::string& name) {
+    for (const auto& spec : module.inputs) {
+        if (spec.name == name) return true;
+    }
+    if (!module.layered) return false;
+    const auto split = split_layer_name(name);
+    return split && is_layer_weight(split->second);
+}
+
+std::optional<std::string> closest_input(const ComputeModule& module, const std::string& name) {
+    // PyTorch's other names for the same masks, by module.
+    static const std::vector<std::pair<std::string, std::vector<std::string>>> aliases = {
+        {"src_key_padding_mask", {"key_padding_mask"}}, {"key_padding_mask", {"src_key_padding_mask"}},
+        {"src_mask", {"attn_mask"}}, {"attn_mask", {"src_mask"}}, {"mask", {"src_mask", "attn_mask"}},
+        {"padding_mask", {"key_padding_mask", "src_key_padding_mask"}},
+    };
+    for (const auto& [alias, meant] : aliases) {
+        if (name != alias) continue;
+        for (const auto& candidate : meant) {
+            if (reads_input(module, candidate)) return candidate;
+        }
+    }
+    // A layer's weight given to the encoder without its layer, or to a layer with one.
+    if (module.layered && is_layer_weight(name)) return "layers_0_" + name;
+    if (const auto split = split_layer_name(name); split && !module.layered && reads_input(module, split->second)) {
+        return split->second;
+    }
+    std::optional<std::string> best;
+    std::size_t best_distance = 0;
+    auto consider = [&](const std::string& candidate, const std::string& prefix) {
+        const std::size_t distance = edit_distance(name, prefix + candidate);
+        const std::size_t allowed = std::max<std::size_t>(2, candidate.size() / 4);
+        if (distance <= allowed && (!best || distance < best_distance)) best = prefix + candidate, best_distance = distance;
+    };
+    for (const auto& spec : module.inputs) consider(spec.name, "");
+    if (module.layered) {
+        const auto split = split_layer_name(name);
+        const std::string prefix = split ? "layers_" + std::to_string(split->first) + "_" : "layers_0_";
+        for (const auto& spec : encoder_layer_module().inputs) {
+            if (is_layer_weight(spec.name)) consider(spec.name, prefix);
+        }
+    }
+    return best;
+}
+
+bool looks_like_mask_or_weight(const std::string& name) {
+    for (const char* word : {"mask", "weight", "bias", "proj", "norm", "linear"}) {
+        if (name.find(word) != std::string::npos) return true;
+    }
+    return name.rfind("w_", 0) == 0 || name.rfind("b_", 0) == 0;
+}
+
+void refuse_unknown_input(const ComputeModule& module, const std::string& name, const std::string& where) {
+    const std::string start = where + " is not an input of " + module.name;
+    if (const auto meant = closest_input(module, name)) {
+        std::string convention;
+        if (mask_convention(*meant) == MaskConvention::ignore_is_true) convention = " (PyTorch's convention: True/1 = ignore)";
+        if (mask_convention(*meant) == MaskConvention::scores_mask) convention = " (PyTorch's: bool True = ignore, float added)";
+        throw InputError(start + "; did you mean " + *meant + convention + "? A mask or weight that is not read would change "
+                         "every number silently, so nothing was computed");
+    }
+    std::string names;
+    for (const auto& spec : module.inputs) names += (names.empty() ? "" : ", ") + spec.name;
+    if (module.layered) names += ", layers_N_<an encoder-layer weight>";
+    throw InputError(start + "; its inputs are " + names);
+}
 
 namespace {
 
@@ -202,7 +374,31 @@ ShapeLetters bind_dimensions(const ComputeModule& module, const NamedTensors& in
             if (spec.required) throw InputError("missing input '" + spec.name + "' " + dimension_legend(spec));
             continue;
         }
+        // A scores mask is (T, S) or (B·h, T, S): mask_conventions checks it, knowing h.
+        if (mask_convention(spec.name) == MaskConvention::scores_mask) continue;
         shapes.emplace_back(spec.name, found->second, spec.dimensions);
+    }
+    if (module.layered) {
+        // Every layer against encoder-layer's legends, with the same x: D and h agree throughout.
+        std::size_t count = 0;
+        for (const auto& [name, tensor] : inputs) {
+            if (const auto split = split_layer_name(name)) count = std::max(count, split->first + 1);
+        }
+        ShapeLetters first;
+        for (std::size_t layer = 0; layer < count; ++layer) {
+            const std::string prefix = "layers_" + std::to_string(layer) + "_";
+            for (const auto& spec : encoder_layer_module().inputs) {
+                const auto found = inputs.find(prefix + spec.name);
+                if (found != inputs.end()) shapes.emplace_back(prefix + spec.name, found->second, spec.dimensions);
+            }
+            // Layers may have their own F: checked one layer at a time, F of layer 0 kept.
+            ShapeLetters letters = check_shapes(module.name, shapes);
+            if (layer == 0) first = letters;
+            shapes.erase(std::remove_if(shapes.begin(), shapes.end(),
+                                        [&](const NamedShape& s) { return s.name.rfind(prefix, 0) == 0; }),
+                         shapes.end());
+        }
+        if (count > 0) return first;
     }
     return check_shapes(module.name, shapes);
 }
@@ -222,23 +418,20 @@ void check_working_sizes(const ComputeModule& module, ShapeLetters letters, cons
 }  // namespace
 
 void validate_compute_inputs(const ComputeModule& module, const NamedTensors& inputs) {
+    for (const auto& [name, tensor] : inputs) {
+        if (!reads_input(module, name)) refuse_unknown_input(module, name, "'" + printable_text(name) + "'");
+    }
     bind_dimensions(module, inputs);
-    for (const auto& spec : module.inputs) {
-        const auto found = inputs.find(spec.name);
-        if (found == inputs.end()) continue;
-        const DynamicTensor& tensor = found->second;
+    for (const auto& [name, tensor] : inputs) {
+        // Masks hold −∞ by design; mask_conventions refuses what does not fit their convention.
+        if (mask_convention(name) != MaskConvention::none) continue;
         for (std::size_t i = 0; i < tensor.size(); ++i) {
             if (!std::isfinite(tensor.data()[i])) {
-                throw InputError(spec.name + " holds " + non_finite_text(tensor.data()[i]) + " at " +
+                throw InputError(name + " holds " + non_finite_text(tensor.data()[i]) + " at " +
                                  index_string(i, {tensor.shape().begin(), tensor.shape().end()}) +
                                  "; inputs must be finite numbers");
             }
         }
-    }
-    for (const auto& [name, tensor] : inputs) {
-        bool known = false;
-        for (const auto& spec : module.inputs) known = known || spec.name == name;
-        if (!known) throw InputError("'" + printable_text(name) + "' is not an input of " + module.name);
     }
 }
 
@@ -268,6 +461,10 @@ void check_compute_options(const ComputeModule& module, const ComputeOptions& op
         throw InputError(module.name + " has no layer norm or feed-forward network: --norm-first, --eps and "
                          "--activation are for " + modules_with(&ComputeModule::uses_layer_options) + "; remove them");
     }
+    if (!module.uses_sequence_first && options.seq_first) {
+        throw InputError(module.name + " has no sequence-first layout: --seq-first is for " +
+                         modules_with(&ComputeModule::uses_sequence_first) + "; remove it");
+    }
     if (!module.uses_causal && (options.causal || !options.causal_alignment.empty())) {
         throw InputError(module.name + " has no causal mask: --causal and --causal-alignment are for " +
                          modules_with(&ComputeModule::uses_causal) + "; remove them");
@@ -281,11 +478,29 @@ void check_compute_options(const ComputeModule& module, const ComputeOptions& op
     }
 }
 
-NamedTensors run_compute_module(const ComputeModule& module, const NamedTensors& inputs, const ComputeOptions& options) {
+NamedTensors run_compute_module(const ComputeModule& module, const NamedTensors& given, const ComputeOptions& options) {
     check_compute_options(module, options);
-    validate_compute_inputs(module, inputs);
+    // --seq-first: the sequences arrive (T, B, D) and are turned batch-first for the library.
+    NamedTensors inputs = given;
+    if (options.seq_first) {
+        for (const auto& spec : module.inputs) {
+            if (is_sequence(spec) && inputs.count(spec.name)) inputs[spec.name] = swap_first_axes(inputs[spec.name]);
+        }
+    }
+    try {
+        validate_compute_inputs(module, inputs);
+    } catch (const ShapeError& e) {
+        if (!options.seq_first) throw;
+        throw ShapeError(std::string(e.what()) + " (with --seq-first the sequences are read (T, B, D) and shown here " +
+                         "batch-first, (B, T, D): are they sequence-first?)");
+    }
     check_working_sizes(module, bind_dimensions(module, inputs), options);
     NamedTensors outputs = module.run(inputs, options);
+    if (options.seq_first) {
+        for (const auto& spec : module.outputs) {
+            if (is_sequence(spec) && outputs.count(spec.name)) outputs[spec.name] = swap_first_axes(outputs[spec.name]);
+        }
+    }
     for (const auto& spec : module.outputs) {
         const auto found = outputs.find(spec.name);
         if (found == outputs.end()) {

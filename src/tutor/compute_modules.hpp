@@ -11,6 +11,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,12 @@ struct ComputeOptions {
     bool norm_first = false;    // --norm-first: pre-norm instead of post-norm
     std::optional<double> eps;  // --eps: layer norm eps, > 0; absent: 1e-5
     std::string activation;     // --activation relu|gelu; empty: relu
+    /// The inputs read from bool or integer files: a mask's meaning depends on it (a bool attn_mask
+    /// hides where True, a float one is added to the scores; tutor/mask_conventions.hpp).
+    std::set<std::string> integer_inputs;
+    /// --seq-first: the sequences (query, key, value, x) and the output are (T, B, D), PyTorch's
+    /// batch_first=False; ComputeModule::uses_sequence_first.
+    bool seq_first = false;
 };
 
 struct ComputeModule {
@@ -51,6 +58,10 @@ struct ComputeModule {
     /// Legends of the largest intermediates beyond the outputs ("B,T,F"), checked against
     /// max_tensor_values (attn/shape.hpp) with the outputs before anything is allocated.
     std::vector<std::string> working_sizes = {};
+    /// The encoder: besides `inputs`, every encoder-layer weight once per layer, named
+    /// layers_N_<name> (nn.TransformerEncoder's state_dict: layers.N.…).
+    bool layered = false;
+    bool uses_sequence_first = false;  // accepts --seq-first (mha, encoder-layer, encoder)
 };
 
 const std::vector<ComputeModule>& compute_modules();
@@ -58,8 +69,23 @@ const std::vector<ComputeModule>& compute_modules();
 /// InputError listing the modules when `name` is not one of them.
 const ComputeModule& find_compute_module(const std::string& name);
 
-/// "(B, S, H)"
+/// "(B, S, H)"; a scores mask: "(T, S) or (B·h, T, S)".
 std::string dimension_legend(const TensorSpec& spec);
+
+/// Whether `module` reads an input of this name (for the encoder, layers_N_<weight> too).
+bool reads_input(const ComputeModule& module, const std::string& name);
+
+/// The input of `module` that a name which is not one most likely meant: PyTorch's other names for
+/// a mask (src_key_padding_mask → key_padding_mask, src_mask ↔ attn_mask), a name within a few
+/// letters, a layer weight without its layer; nullopt when none is close.
+std::optional<std::string> closest_input(const ComputeModule& module, const std::string& name);
+
+/// Whether a name that is not an input looks like a mask or a weight (then it is refused rather
+/// than ignored: a mask or weight left out silently changes every number).
+bool looks_like_mask_or_weight(const std::string& name);
+
+/// InputError "'name' is not an input of MODULE; did you mean …?" (or the list of its inputs).
+[[noreturn]] void refuse_unknown_input(const ComputeModule& module, const std::string& name, const std::string& where);
 
 /// Checks that every required input is present, every rank and shared size agrees, no size is zero
 /// and every value is finite; throws InputError / ShapeError naming the tensors and their shapes

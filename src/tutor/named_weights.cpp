@@ -1,27 +1,70 @@
 #include "tutor/named_weights.hpp"
 
+#include <cctype>
+
 #include "attn/error.hpp"
+#include "attn/shape.hpp"
 
 namespace attn::tutor {
 
 namespace {
 
-const DynamicTensor& named(const NamedTensors& tensors, const char* name) {
+const DynamicTensor& named(const NamedTensors& tensors, const std::string& name, const char* or_packed = nullptr) {
     const auto found = tensors.find(name);
-    if (found == tensors.end()) throw InputError(std::string("missing weight '") + name + "'");
+    if (found == tensors.end()) {
+        throw InputError("missing weight '" + name + "'" +
+                         (or_packed ? std::string(" (or PyTorch's packed ") + or_packed + ")" : std::string()));
+    }
     return found->second;
+}
+
+// Rows part·D … (part+1)·D − 1 of PyTorch's packed in_proj_weight (3D, D) or in_proj_bias (3D).
+DynamicTensor packed_part(const DynamicTensor& packed, std::size_t part) {
+    const std::size_t D = packed.shape(0) / 3, columns = packed.dimension() == 2 ? packed.shape(1) : 1;
+    std::vector<std::size_t> shape(packed.shape().begin(), packed.shape().end());
+    shape[0] = D;
+    DynamicTensor slice = DynamicTensor::from_shape(shape);
+    for (std::size_t i = 0; i < D * columns; ++i) slice.data()[i] = packed.data()[part * D * columns + i];
+    return slice;
+}
+
+// w_q, w_k, w_v (or b_q, b_k, b_v) from the split names or from the packed one; never both.
+std::vector<DynamicTensor> projections(const NamedTensors& tensors, const std::string& packed,
+                                       const std::vector<std::string>& split) {
+    const auto found = tensors.find(packed);
+    if (found == tensors.end()) {
+        std::vector<DynamicTensor> parts;
+        for (const auto& name : split) parts.push_back(named(tensors, name, packed.c_str()));
+        return parts;
+    }
+    for (const auto& name : split) {
+        if (tensors.count(name)) {
+            throw InputError(packed + " (PyTorch's packed " + split[0] + "; " + split[1] + "; " + split[2] + ") and " + name +
+                             " are the same weights given twice; give either " + packed + " or the three split ones");
+        }
+    }
+    const DynamicTensor& tensor = found->second;
+    const std::vector<std::size_t> shape(tensor.shape().begin(), tensor.shape().end());
+    const bool matrix = packed == "in_proj_weight";
+    if (shape.size() != (matrix ? 2u : 1u) || shape[0] % 3 != 0 || shape[0] == 0 || (matrix && shape[0] != 3 * shape[1])) {
+        throw ShapeError(packed + " " + shape_string(shape) + " must be " + (matrix ? "(3D, D)" : "(3D)") +
+                         ": q, k and v stacked row-wise, as nn.MultiheadAttention stores it");
+    }
+    return {packed_part(tensor, 0), packed_part(tensor, 1), packed_part(tensor, 2)};
 }
 
 }  // namespace
 
 MultiHeadAttentionWeights attention_weights_from(const NamedTensors& tensors) {
     MultiHeadAttentionWeights w;
-    w.w_q = named(tensors, "w_q");
-    w.w_k = named(tensors, "w_k");
-    w.w_v = named(tensors, "w_v");
-    w.b_q = named(tensors, "b_q");
-    w.b_k = named(tensors, "b_k");
-    w.b_v = named(tensors, "b_v");
+    const auto weights = projections(tensors, "in_proj_weight", {"w_q", "w_k", "w_v"});
+    const auto biases = projections(tensors, "in_proj_bias", {"b_q", "b_k", "b_v"});
+    w.w_q = weights[0];
+    w.w_k = weights[1];
+    w.w_v = weights[2];
+    w.b_q = biases[0];
+    w.b_k = biases[1];
+    w.b_v = biases[2];
     if (tensors.count("w_o")) w.w_o = Matrix(tensors.at("w_o"));
     if (tensors.count("b_o")) w.b_o = Vector(tensors.at("b_o"));
     return w;
@@ -41,6 +84,69 @@ EncoderLayerWeights encoder_layer_weights_from(const NamedTensors& tensors) {
     w.linear2_weight = named(tensors, "linear2_weight");
     w.linear2_bias = named(tensors, "linear2_bias");
     return w;
+}
+
+std::optional<std::pair<std::size_t, std::string>> split_layer_name(const std::string& name) {
+    const std::string prefix = "layers_";
+    if (name.rfind(prefix, 0) != 0) return std::nullopt;
+    std::size_t at = prefix.size(), layer = 0;
+    const std::size_t digits_start = at;
+    while (at < name.size() && std::isdigit(static_cast<unsigned char>(name[at])) && at - digits_start < 6) {
+        layer = layer * 10 + static_cast<std::size_t>(name[at++] - '0');
+    }
+    if (at == digits_start || at >= name.size() || name[at] != '_' || at + 1 == name.size()) return std::nullopt;
+    return std::make_pair(layer, name.substr(at + 1));
+}
+
+NamedTensors layer_tensors(const NamedTensors& tensors, std::size_t layer) {
+    NamedTensors result;
+    for (const auto& [name, tensor] : tensors) {
+        const auto split = split_layer_name(name);
+        if (split && split->first == layer) result[split->second] = tensor;
+    }
+    return result;
+}
+
+EncoderWeights encoder_weights_from(const NamedTensors& tensors) {
+    std::size_t count = 0;
+    for (const auto& [name, tensor] : tensors) {
+        if (const auto split = split_layer_name(name)) count = std::max(count, split->first + 1);
+    }
+    if (count == 0) throw InputError("no layer weights: an encoder's weights are layers_0_w_q … (layers.0.self_attn.in_proj_weight …)");
+    EncoderWeights w;
+    for (std::size_t layer = 0; layer < count; ++layer) {
+        const std::string prefix = "layers_" + std::to_string(layer) + "_";
+        const NamedTensors own = layer_tensors(tensors, layer);
+        if (own.empty()) throw InputError("layer " + std::to_string(layer) + " has no weights (" + prefix + "…), but layer " + std::to_string(count - 1) + " has");
+        try {
+            w.layers.push_back(encoder_layer_weights_from(own));
+        } catch (const InputError& e) {
+            throw InputError(prefix + ": " + e.what());
+        }
+    }
+    const bool weight = tensors.count("norm_weight") > 0, bias = tensors.count("norm_bias") > 0;
+    if (weight != bias) throw InputError(std::string("the final norm needs both norm_weight and norm_bias; only ") + (weight ? "norm_weight" : "norm_bias") + " is given");
+    if (weight) w.final_norm = std::make_pair(Vector(tensors.at("norm_weight")), Vector(tensors.at("norm_bias")));
+    return w;
+}
+
+std::string canonical_weight_name(const std::string& name) {
+    std::string result = name;
+    for (char& c : result) c = c == '.' ? '_' : c;
+    std::string prefix;
+    if (const auto split = split_layer_name(result)) {
+        prefix = "layers_" + std::to_string(split->first) + "_";
+        result = split->second;
+    }
+    static const std::vector<std::pair<std::string, std::string>> aliases = {
+        {"self_attn_out_proj_weight", "w_o"}, {"self_attn_out_proj_bias", "b_o"},
+        {"out_proj_weight", "w_o"},           {"out_proj_bias", "b_o"},
+        {"self_attn_in_proj_weight", "in_proj_weight"}, {"self_attn_in_proj_bias", "in_proj_bias"},
+    };
+    for (const auto& [from, to] : aliases) {
+        if (result == from) return prefix + to;
+    }
+    return prefix + result;
 }
 
 }  // namespace attn::tutor

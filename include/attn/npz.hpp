@@ -1,0 +1,40 @@
+// attn/npz.hpp — reading a NumPy .npz archive: the tensors of a whole state_dict in one file.
+//
+// Why: `numpy.savez("model.npz", **{k: v.numpy() for k, v in model.state_dict().items()})` is the
+// two-line export of a PyTorch model; reading it saves the user one .npy file per weight. An
+// .npz is a zip archive of .npy members, stored (numpy.savez) or deflated
+// (numpy.savez_compressed); deflate is zlib's.
+//
+// A hostile archive is bad input, never a crash, a hang or a huge allocation: the archive is at
+// most max_npz_bytes, it holds at most max_npz_members members, a member inflates to no more than
+// the size its own .npy header declares (a zip bomb stops there), its CRC-32 must match, and each
+// member is then read as read_npy reads a file. Every refusal names the archive and the member.
+//
+//   for (const auto& [name, array] : attn::read_npz("model.npz")) …   // name: "layers.0.norm1.weight"
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "attn/npy.hpp"
+
+namespace attn {
+
+constexpr std::size_t max_npz_bytes = std::size_t(3) << 30;  // 3 GiB
+constexpr std::size_t max_npz_members = 100000;
+
+/// One member: its key (the file name without ".npy") and its tensor.
+using NpzMember = std::pair<std::string, NpyArray>;
+
+/// Reads every member of an .npz archive, in archive order. `accept_for(key)` picks the element
+/// types a member may have (masks may be bool or integers). InputError naming `path` and the
+/// member for anything that is not a well-formed archive of .npy files.
+std::vector<NpzMember> read_npz(const std::string& path, NpyAccept (*accept_for)(const std::string& key) = nullptr);
+
+/// The same on the archive's bytes; `name` is used in messages.
+std::vector<NpzMember> parse_npz(const std::string& bytes, const std::string& name,
+                                 NpyAccept (*accept_for)(const std::string& key) = nullptr);
+
+}  // namespace attn
