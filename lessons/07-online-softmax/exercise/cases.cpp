@@ -96,8 +96,9 @@ Case one_query_case(const tutor::LessonDocument& document) {
     add_step(steps, written(document, "main", "running_sum", {"l_tile0", "l_tile1"}, {1, 1, 2}));
     add_step(steps, written(document, "main", "accumulator", {"acc_tile0", "acc_tile1"}, {1, 1, 2, 2}));
     add_step(steps, written(document, "main", "output", {"online_output"}, {1, 1, 2}));
-    return exercise_case("the lesson's worked example: one query, four keys in two tiles of two (expected values from the "
-                         "lesson document)", in, steps, {1e-6, 1e-6});
+    return exercise_case(tutor::tr("the lesson's worked example: one query, four keys in two tiles of two (expected values "
+                                   "from the lesson document)"),
+                         in, steps, {1e-6, 1e-6});
 }
 
 // Step 8's example: six tokens, causal, tiles of two queries and two keys.
@@ -114,8 +115,9 @@ Case causal_case(const tutor::LessonDocument& document) {
     add_step(steps, written(document, "causal", "rescale", {"rescale_at_tile"}, {1, g.T, g.key_tiles()}));
     add_step(steps, written(document, "causal", "running_sum", {"l_after_tile"}, {1, g.T, g.key_tiles()}));
     add_step(steps, written(document, "causal", "output", {"online_output"}, {1, g.T, g.d_v}));
-    return exercise_case("the lesson's causal example: six tokens, tiles of two queries and two keys, three tiles skipped "
-                         "(the lesson document's values)", in, steps, {1e-6, 1e-6});
+    return exercise_case(tutor::tr("the lesson's causal example: six tokens, tiles of two queries and two keys, three "
+                                   "tiles skipped (the lesson document's values)"),
+                         in, steps, {1e-6, 1e-6});
 }
 
 // Seeded inputs compared with the library's trace. `overflowing`: the queries scaled until every
@@ -139,37 +141,37 @@ Case random_case(std::string name, std::size_t B, std::size_t T, std::size_t S, 
 Exercise exercise07(const std::string& source) {
     Exercise e;
     e.number = 7;
-    e.title = "the online softmax";
+    e.title = tutor::tr("the online softmax");
     e.practised = "attn::online_softmax_attention";
     e.mistakes = {
-        {"sum_not_rescaled", "l was not rescaled when m grew: each tile must multiply both l and the accumulator by "
+        {"sum_not_rescaled", tutor::tr("l was not rescaled when m grew: each tile must multiply both l and the accumulator by "
                              "e^(m_old − m_new) before adding its own terms, or the old terms stay measured against the "
-                             "old maximum and l ends too large."},
-        {"accumulator_wrong_factor", "the accumulator was multiplied by e^(m_new − m_old), the inverse of the rescale "
+                             "old maximum and l ends too large.")},
+        {"accumulator_wrong_factor", tutor::tr("the accumulator was multiplied by e^(m_new − m_old), the inverse of the rescale "
                                      "factor: when m grows the old terms must shrink, by e^(m_old − m_new) ≤ 1 (before "
-                                     "the first key, e^(m_new − (−∞)) = ∞, and ∞ · 0 is NaN)."},
-        {"divided_per_tile", "the accumulator was divided by l after every tile instead of once after the last one: the "
+                                     "the first key, e^(m_new − (−∞)) = ∞, and ∞ · 0 is NaN).")},
+        {"divided_per_tile", tutor::tr("the accumulator was divided by l after every tile instead of once after the last one: the "
                              "next tile then adds its terms to a mean, not to a sum (lesson 7, step 6). Keep the "
-                             "accumulator unnormalised and divide once at the end."},
-        {"tile_skip_off_by_one", "the causal tile skip is off by one: skip a tile only when its first key comes after "
+                             "accumulator unnormalised and divide once at the end.")},
+        {"tile_skip_off_by_one", tutor::tr("the causal tile skip is off by one: skip a tile only when its first key comes after "
                                  "its last query (first_key > last_query); with ≥, the tile that begins with the last "
-                                 "query's own key is skipped and that query loses it."},
-        {"tile_skip_first_query", "the causal tile skip compares the tile's first key with its first query instead of "
+                                 "query's own key is skipped and that query loses it.")},
+        {"tile_skip_first_query", tutor::tr("the causal tile skip compares the tile's first key with its first query instead of "
                                   "its last (lesson 7, step 8): a later query of the tile may still see some of its "
-                                  "keys. Skip only when first_key > last_query."},
+                                  "keys. Skip only when first_key > last_query.")},
     };
     const auto document = tutor::read_lesson_document(source + "/lessons/07-online-softmax/README.md");
     e.cases = {
         one_query_case(document),
         causal_case(document),
-        random_case("random inputs, no mask, B = 2, T = 3 queries over S = 7 keys, tiles of 2 queries and 3 keys (the last "
-                    "key tile holds one key; compared with the library)", 2, 3, 7, 4, 3, 2, 3, false, 1),
-        random_case("causal, B = 2, T = S = 7, tiles of 2 queries and 3 keys", 2, 7, 7, 4, 2, 2, 3, true, 2),
-        random_case("causal, B = 1, T = S = 8, tiles of 4 queries and 3 keys", 1, 8, 8, 3, 2, 4, 3, true, 3),
-        random_case("causal, T = 5 queries over S = 8 keys, tiles of 3 queries and 2 keys", 2, 5, 8, 4, 3, 3, 2, true, 4),
-        random_case("causal, T = 7 queries over S = 4 keys, tiles of 2 queries and 3 keys", 1, 7, 4, 4, 2, 2, 3, true, 5),
-        random_case("scores in the hundreds, causal, B = 2, T = S = 6, tiles of 2 queries and 4 keys (e^score overflows "
-                    "without the running maximum subtracted)", 2, 6, 6, 4, 2, 2, 4, true, 6, true),
+        random_case(tutor::tr("random inputs, no mask, B = 2, T = 3 queries over S = 7 keys, tiles of 2 queries and 3 keys (the last "
+                    "key tile holds one key; compared with the library)"), 2, 3, 7, 4, 3, 2, 3, false, 1),
+        random_case(tutor::tr("causal, B = 2, T = S = 7, tiles of 2 queries and 3 keys"), 2, 7, 7, 4, 2, 2, 3, true, 2),
+        random_case(tutor::tr("causal, B = 1, T = S = 8, tiles of 4 queries and 3 keys"), 1, 8, 8, 3, 2, 4, 3, true, 3),
+        random_case(tutor::tr("causal, T = 5 queries over S = 8 keys, tiles of 3 queries and 2 keys"), 2, 5, 8, 4, 3, 3, 2, true, 4),
+        random_case(tutor::tr("causal, T = 7 queries over S = 4 keys, tiles of 2 queries and 3 keys"), 1, 7, 4, 4, 2, 2, 3, true, 5),
+        random_case(tutor::tr("scores in the hundreds, causal, B = 2, T = S = 6, tiles of 2 queries and 4 keys (e^score overflows "
+                    "without the running maximum subtracted)"), 2, 6, 6, 4, 2, 2, 4, true, 6, true),
     };
     return e;
 }
