@@ -5,7 +5,7 @@
 #   FUZZ_SECONDS=600 FUZZ_JOBS=2 bash fuzz/run.sh          10 minutes each, two at a time
 #   bash fuzz/run.sh npy tokens           only these targets
 #
-# Targets: npy (attn::parse_npy), tensor_literal (lesson documents' tensors), lesson_document (the
+# Targets: npy (attn::parse_npy), npz (attn::parse_npz), tensor_literal (lesson documents' tensors), lesson_document (the
 # parser and render_markdown), tokens (the tokens file reader). Each runs with its dictionary
 # (fuzz/dictionaries/) on a corpus in $FUZZ_BUILD_DIR/corpus/<target>, seeded from tests/data, the
 # lessons and fuzz/seeds; the corpus grows from run to run. A crash, a leak, undefined behaviour, a

@@ -120,8 +120,17 @@ std::vector<Entry> central_directory(const Reader& r) {
 // exactly `limit` bytes, so a member never inflates beyond the size of the tensor it describes.
 std::string inflate_member(const Reader& r, const Entry& entry, const char* data, std::uint64_t size, std::uint64_t limit,
                            NpyAccept accept) {
-    z_stream stream{};
+    // The stream is released on every way out, a throw included (the .npy header check throws).
+    struct Stream {
+        z_stream z{};
+        bool open = false;
+        ~Stream() {
+            if (open) inflateEnd(&z);
+        }
+    } guard;
+    z_stream& stream = guard.z;
     if (inflateInit2(&stream, -MAX_WBITS) != Z_OK) throw std::runtime_error("zlib: inflateInit2 failed");
+    guard.open = true;
     std::string out;
     bool header_checked = false;
     stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data));
@@ -134,12 +143,10 @@ std::string inflate_member(const Reader& r, const Entry& entry, const char* data
         stream.avail_out = sizeof chunk;
         status = inflate(&stream, Z_NO_FLUSH);
         if (status != Z_OK && status != Z_STREAM_END && status != Z_BUF_ERROR) {
-            inflateEnd(&stream);
             fail(r.archive, entry.name, std::string("corrupt deflate data (zlib: ") + (stream.msg ? stream.msg : "error") + ")");
         }
         const std::size_t produced = sizeof chunk - stream.avail_out;
         if (out.size() + produced > limit) {
-            inflateEnd(&stream);
             fail(r.archive, entry.name, "inflates to more than the " + std::to_string(limit) +
                                             " bytes it declares; refused (a zip bomb, or a corrupt archive)");
         }
@@ -149,7 +156,6 @@ std::string inflate_member(const Reader& r, const Entry& entry, const char* data
             if (declared != 0) {
                 header_checked = true;
                 if (declared != limit) {
-                    inflateEnd(&stream);
                     fail(r.archive, entry.name, "the zip directory says " + std::to_string(limit) +
                                                     " bytes, the member's .npy header " + std::to_string(declared));
                 }
@@ -163,12 +169,10 @@ std::string inflate_member(const Reader& r, const Entry& entry, const char* data
                 fed += more;
                 continue;
             }
-            inflateEnd(&stream);
             fail(r.archive, entry.name, "truncated deflate data: the member ends after " + std::to_string(out.size()) +
                                             " of " + std::to_string(limit) + " bytes");
         }
     }
-    inflateEnd(&stream);
     return out;
 }
 
