@@ -198,6 +198,11 @@ TEST_CASE("interop - hostile .npz archives are bad input naming the file and the
         expect_refused({"compute", "encoder", "--in", in, "--out", out, "--heads", "2", "--weights", npz + archive},
                        fragments, out);
     }
+    // Found by the npz fuzzer: a deflated member that is not a .npy leaked zlib's stream, and its
+    // message named the member without the archive.
+    expect_refused({"compute", "encoder", "--in", in, "--out", out, "--heads", "2", "--weights",
+                    ATTN_SOURCE_DIR "/tests/data/fuzz_regressions/npz-zlib-stream-leaked-on-a-bad-header.npz"},
+                   {"npz-zlib-stream-leaked-on-a-bad-header.npz: member x.npy: not a .npy file"}, out);
     // The good archives are read, stored and deflated: their x is refused only for being given twice.
     save(in + "/x.npy", {2, 3}, {0, 1, 2, 3, 4, 5});
     for (const std::string archive : {"good.npz", "good-compressed.npz"}) {

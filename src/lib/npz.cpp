@@ -152,7 +152,8 @@ std::string inflate_member(const Reader& r, const Entry& entry, const char* data
         }
         out.append(chunk, produced);
         if (!header_checked) {
-            const std::size_t declared = npy_declared_size(out.size() >= 12 ? out : std::string(), entry.name, accept);
+            const std::size_t declared = npy_declared_size(out.size() >= 12 ? out : std::string(),
+                                                           printable_text(r.archive) + ": member " + printable_text(entry.name), accept);
             if (declared != 0) {
                 header_checked = true;
                 if (declared != limit) {
