@@ -24,6 +24,7 @@
 
 namespace {
 
+using attn::testing::finished_pid;
 using attn::testing::CommandResult;
 using attn::testing::npy_bytes;
 using attn::testing::read_file;
@@ -94,15 +95,6 @@ void save_identity_attention(const std::string& in, std::size_t D) {
     for (std::size_t i = 0; i < D; ++i) eye[i * D + i] = 1.0;
     for (const char* name : {"w_q", "w_k", "w_v", "w_o"}) save(in + "/" + name + ".npy", {D, D}, eye);
     for (const char* name : {"b_q", "b_k", "b_v", "b_o"}) save(in + "/" + name + ".npy", {D}, zeros);
-}
-
-// The PID of a process that has exited: what a killed run's temporaries carry.
-pid_t finished_pid() {
-    const pid_t child = fork();
-    if (child == 0) _exit(0);
-    int status = 0;
-    waitpid(child, &status, 0);
-    return child;
 }
 
 }  // namespace

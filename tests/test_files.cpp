@@ -15,8 +15,10 @@
 
 #include "attn/error.hpp"
 #include "attn/files.hpp"
+#include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 
+using attn::testing::finished_pid;
 using attn::testing::read_file;
 using attn::testing::TempDir;
 using attn::testing::write_file;
@@ -39,15 +41,6 @@ std::string input_error(Action&& action) {
         return error.what();
     }
     return "(no attn::InputError was thrown)";
-}
-
-// The PID of a process that has exited: what a killed run's temporaries carry.
-long finished_pid() {
-    const pid_t child = fork();
-    if (child == 0) _exit(0);
-    int status = 0;
-    waitpid(child, &status, 0);
-    return child;
 }
 
 }  // namespace

@@ -98,4 +98,12 @@ CommandResult run_attn(const std::vector<std::string>& arguments, const std::map
     return run_command(attn_program(), arguments, with_defaults, timeout_seconds);
 }
 
+pid_t finished_pid() {
+    const pid_t child = fork();
+    if (child == 0) _exit(0);
+    int status = 0;
+    waitpid(child, &status, 0);
+    return child;
+}
+
 }  // namespace attn::testing

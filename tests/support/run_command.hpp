@@ -34,6 +34,10 @@ CommandResult run_command(const std::string& program, const std::vector<std::str
 CommandResult run_attn(const std::vector<std::string>& arguments,
                        const std::map<std::string, std::string>& environment = {}, int timeout_seconds = 0);
 
+/// The PID of a process that has already exited (a child started and reaped here): what a
+/// killed run's leftover temporaries carry in their names.
+pid_t finished_pid();
+
 /// The path of the built `attn`.
 std::string attn_program();
 

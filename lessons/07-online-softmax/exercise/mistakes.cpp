@@ -49,6 +49,24 @@ Matrix accumulator_before(const OnlineSoftmaxResult& result, std::size_t n) {
     return result.trace[n - 1].accumulator;
 }
 
+// Every tile's accumulator recomputed as update(i, x, before, terms), in walk order, from the
+// accumulator before the tile and the tile's own terms; a skipped tile passes `before` on. The two
+// accumulator mistakes differ from the right recurrence only in `update`.
+template <typename Update>
+void recompute_accumulators(OnlineSoftmaxResult& result, const Tensor3& V, Update update) {
+    for (std::size_t n = 0; n < result.trace.size(); ++n) {
+        OnlineSoftmaxTile& tile = result.trace[n];
+        const Matrix before = accumulator_before(result, n);
+        if (tile.skipped) {
+            tile.accumulator = before;
+            continue;
+        }
+        const Matrix terms = tile_terms(tile, V);
+        for (std::size_t i = 0; i < tile.query_count; ++i)
+            for (std::size_t x = 0; x < terms.shape(1); ++x) tile.accumulator(i, x) = update(n, i, x, before, terms);
+    }
+}
+
 // Which tiles a causal skip rule skips: (first query, last query, first key) → skip.
 using SkipRule = bool (*)(std::size_t first_query, std::size_t last_query, std::size_t first_key);
 
@@ -135,38 +153,21 @@ OnlineSoftmaxResult online_sum_not_rescaled(const OnlineSoftmaxResult& right) {
 
 OnlineSoftmaxResult online_accumulator_wrong_factor(const OnlineSoftmaxResult& right, const Tensor3& V) {
     OnlineSoftmaxResult wrong = right;
-    for (std::size_t n = 0; n < wrong.trace.size(); ++n) {
-        OnlineSoftmaxTile& tile = wrong.trace[n];
-        const Matrix before = accumulator_before(wrong, n);
-        if (tile.skipped) {
-            tile.accumulator = before;
-            continue;
-        }
-        const Matrix terms = tile_terms(tile, V);
-        for (std::size_t i = 0; i < tile.query_count; ++i) {
-            const double old_max = first_of_its_query_tile(wrong, n) ? minus_infinity : right.trace[n - 1].running_max(i);
-            const double factor = std::exp(tile.running_max(i) - old_max);  // the mistake: m_new − m_old
-            for (std::size_t x = 0; x < terms.shape(1); ++x) tile.accumulator(i, x) = before(i, x) * factor + terms(i, x);
-        }
-    }
+    recompute_accumulators(wrong, V, [&](std::size_t n, std::size_t i, std::size_t x, const Matrix& before, const Matrix& terms) {
+        const OnlineSoftmaxTile& tile = wrong.trace[n];
+        const double old_max = first_of_its_query_tile(wrong, n) ? minus_infinity : right.trace[n - 1].running_max(i);
+        return before(i, x) * std::exp(tile.running_max(i) - old_max) + terms(i, x);  // the mistake: e^(m_new − m_old)
+    });
     outputs_from_last_tiles(wrong, false);
     return wrong;
 }
 
 OnlineSoftmaxResult online_divided_per_tile(const OnlineSoftmaxResult& right, const Tensor3& V) {
     OnlineSoftmaxResult wrong = right;
-    for (std::size_t n = 0; n < wrong.trace.size(); ++n) {
-        OnlineSoftmaxTile& tile = wrong.trace[n];
-        const Matrix before = accumulator_before(wrong, n);
-        if (tile.skipped) {
-            tile.accumulator = before;
-            continue;
-        }
-        const Matrix terms = tile_terms(tile, V);
-        for (std::size_t i = 0; i < tile.query_count; ++i)
-            for (std::size_t x = 0; x < terms.shape(1); ++x)
-                tile.accumulator(i, x) = (before(i, x) * tile.rescale(i) + terms(i, x)) / tile.running_sum(i);  // the mistake: / l here
-    }
+    recompute_accumulators(wrong, V, [&](std::size_t n, std::size_t i, std::size_t x, const Matrix& before, const Matrix& terms) {
+        const OnlineSoftmaxTile& tile = wrong.trace[n];
+        return (before(i, x) * tile.rescale(i) + terms(i, x)) / tile.running_sum(i);  // the mistake: / l here
+    });
     outputs_from_last_tiles(wrong, true);
     return wrong;
 }
