@@ -7,10 +7,11 @@
 // -fno-trapping-math (without it GCC keeps the selects as branches and the loops stay scalar:
 // 5 ns instead of 1 ns per score). On x86-64 the loops are also compiled for x86-64-v3 (AVX2,
 // FMA) and the variant is picked at load time (ATTN_VECTOR_CLONES), so the binary stays portable
-// (no -march=native) and still uses the wide registers where they exist. ("arch=haswell" would not
+// (no -march=native) and still uses the wide registers where they exist. The online softmax's
+// update (tiled_attention.cpp) is also compiled for x86-64-v4, AVX-512 (ATTN_WIDE_VECTOR_CLONES). ("arch=haswell" would not
 // do: it dispatches on the CPU model, and an AMD Zen gets the baseline.)
 //
-//   float e = attn::fast::detail::exp_of_nonpositive(-1.0f);   // 0.36787945 (within 2 ulp)
+//   float e = attn::fast::detail::exp_of_nonpositive(-1.0f);   // 0.36787945 (within 2 ulps)
 #pragma once
 
 #include <cstddef>
@@ -21,23 +22,20 @@
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
 #define ATTN_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define ATTN_WIDE_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define ATTN_VECTOR_CLONES
+#define ATTN_WIDE_VECTOR_CLONES
 #endif
 
 namespace attn::fast::detail {
 
-/// e^x for x ≤ 0 — every exponential the fast path takes is of a non-positive number: a score
-/// minus its row's maximum, m_old − m_new, −a² in erf. Cephes' expf range reduction and
-/// polynomial (max relative error 8e-8, under 2 float32 ulps), branch-free so that loops calling
-/// it vectorise. Below −87.34 (where e^x leaves the normal floats) and at −∞ the result is 0; NaN
-/// gives NaN; x > 0 is taken as 0 (result 1). No float-to-integer conversion happens at all (2ⁿ
-/// is built from the bits of the rounded float), so no input, NaN included, is undefined behaviour.
-inline float exp_of_nonpositive(float x) {
-    const float lowest = -87.3365447504f;  // e^lowest is the smallest normal float
-    float c = x > lowest ? x : lowest;     // NaN compares false: c = lowest
-    c = c < 0.0f ? c : 0.0f;
-    // 1. x = n·ln 2 + r with n an integer and |r| ≤ ln 2 / 2. Adding 1.5·2²³ rounds x·log₂e to
+/// e^c for c in [−87.34, 0], the part both exponentials below share. Cephes' expf range reduction
+/// and polynomial (max relative error 8e-8, under 2 float32 ulps). No float-to-integer conversion
+/// happens at all (2ⁿ is built from the bits of the rounded float), so no input, NaN included, is
+/// undefined behaviour.
+inline float exp_in_range(float c) {
+    // 1. c = n·ln 2 + r with n an integer and |r| ≤ ln 2 / 2. Adding 1.5·2²³ rounds c·log₂e to
     //    the integer n and leaves n in the low bits of the float's mantissa.
     const float shifted = c * 1.44269504088896341f + 12582912.0f;
     const float n = shifted - 12582912.0f;
@@ -57,8 +55,29 @@ inline float exp_of_nonpositive(float x) {
     bits = (bits + (127u - 0x4B400000u)) << 23;
     float power;
     std::memcpy(&power, &bits, sizeof power);
-    const float e = y * power;
-    return x >= lowest ? e : (x != x ? x : 0.0f);
+    return y * power;
+}
+
+inline constexpr float exp_lowest = -87.3365447504f;  // e^exp_lowest is the smallest normal float
+
+/// e^x for x ≤ 0 — every exponential the fast path takes is of a non-positive number: a score
+/// minus its row's maximum, m_old − m_new, −a² in erf. Branch-free so that loops calling it
+/// vectorise. Below −87.34 (where e^x leaves the normal floats) and at −∞ the result is 0; NaN
+/// gives NaN; x > 0 is taken as 0 (result 1).
+inline float exp_of_nonpositive(float x) {
+    float c = x > exp_lowest ? x : exp_lowest;  // NaN compares false: c = exp_lowest
+    c = c < 0.0f ? c : 0.0f;
+    const float e = exp_in_range(c);
+    return x >= exp_lowest ? e : (x != x ? x : 0.0f);
+}
+
+/// The same for an x known not to be NaN (scores already checked), two selects fewer per value:
+/// the softmax's inner loop. A NaN would give 0.
+inline float exp_of_nonpositive_not_nan(float x) {
+    float c = x > exp_lowest ? x : exp_lowest;
+    c = c < 0.0f ? c : 0.0f;
+    const float e = exp_in_range(c);
+    return x >= exp_lowest ? e : 0.0f;
 }
 
 /// erf(x), branch-free (Abramowitz & Stegun 7.1.26: absolute error 1.5e-7, below 5e-7 once computed

@@ -3,23 +3,23 @@
 // For one (batch b, head j, query tile [q0, q0 + rows)), with m, l and the accumulator of each
 // query in the worker's scratch:
 //
+//   0. (once per head and worker) K_j packed by panels (tile_products.hpp), V_j made contiguous
 //   m = −∞, l = 0, accumulator = 0
 //   for each key tile [k0, k0 + columns) holding a key that some query of the tile may see:
-//     1. scores (rows, columns) = Q_tile K_tileᵀ / √d_k                       one sgemm
-//     2. per row: m_new = max(m, the tile's largest visible score)
-//                 P = e^(score − m_new) for a visible key, 0 for a hidden one
-//                 l = l · e^(m − m_new) + Σ P;  accumulator ·= e^(m − m_new);  m = m_new
-//     3. accumulator (rows, d_k) += P V_tile                                   one sgemm
+//     for each block of 6 rows of the query tile (its K and V stay in cache meanwhile):
+//       1. scores (6, columns) = Q_block K_tileᵀ / √d_k                  kernels.scores
+//       2. per row: m_new = max(m, the tile's largest visible score)
+//                   P = e^(score − m_new) for a visible key, 0 for a hidden one
+//                   l = l · e^(m − m_new) + Σ P;  accumulator ·= e^(m − m_new);  m = m_new
+//       3. accumulator (6, d_k) += P V_tile                               kernels.weighted_values
 //   context rows = accumulator / l  (l = 0: no visible key at all → zeros, the library's policy)
 //
 // Why it is exact: every term ever added to l and to the accumulator is e^(score − m) for the
 // current m, because each time m grows the sums are multiplied by e^(m_old − m_new); at the end
 // both are measured against the row's true maximum, and their quotient is softmax · V.
 // Causal (top-left: key s visible to query t when s ≤ t): the key tiles past the tile's last
-// query are not computed at all — about half the work — and the last computed tile stops at that
-// query's key.
-#include <cblas.h>
-
+// query are not computed at all — about half the work — and in the last computed tile each block
+// of rows stops at its own last query's key. The FLOPs counted are those of the columns computed.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -28,105 +28,139 @@
 #include "attention_heads.hpp"
 #include "finite.hpp"  // attn::detail::first_non_finite
 #include "kernels.hpp"
+#include "tile_products.hpp"
 
 namespace attn::fast::detail {
 
 namespace {
 
-// One worker's buffers, carved out of the workspace's scratch vector.
+// One worker's buffers, carved out of the scratch vector.
 struct TileState {
-    float* scores;       // (rows, columns), row stride `columns`: the tile's scores, then P
+    float* scores;       // (block_rows, stride): one row block's scores, then its P
     float* running_max;  // (rows) m
     float* running_sum;  // (rows) l
-    float* tile_max;     // (rows) the largest visible score of the current tile
     float* accumulator;  // (rows, d_k)
+    float* keys;         // the worker's current head: its keys by panels, key tile by key tile
+    float* values;       // and its values (S, d_k)
 
-    static std::size_t floats(std::size_t query_tile, std::size_t key_tile, std::size_t dk) {
-        return round_up(query_tile * key_tile) + 3 * round_up(query_tile) + round_up(query_tile * dk);
+    static std::size_t floats(std::size_t query_tile, std::size_t stride, std::size_t dk, std::size_t packed_keys,
+                              std::size_t S) {
+        return round_up(block_rows * stride) + 2 * round_up(query_tile) + round_up(query_tile * dk) +
+               round_up(packed_keys) + round_up(S * dk);
     }
     static std::size_t round_up(std::size_t n) { return (n + 15) / 16 * 16; }  // 64-byte steps
 
-    TileState(float* base, std::size_t query_tile, std::size_t key_tile) {
+    TileState(float* base, std::size_t query_tile, std::size_t stride, std::size_t dk, std::size_t packed_keys) {
         scores = base;
-        running_max = scores + round_up(query_tile * key_tile);
+        running_max = scores + round_up(block_rows * stride);
         running_sum = running_max + round_up(query_tile);
-        tile_max = running_sum + round_up(query_tile);
-        accumulator = tile_max + round_up(query_tile);
+        accumulator = running_sum + round_up(query_tile);
+        keys = accumulator + round_up(query_tile * dk);
+        values = keys + round_up(packed_keys);
     }
 };
 
-// How many keys of a tile query r may see: all `columns` unless causal, else the keys up to its
-// own position. `diagonal` = q0 − k0, so query r (at q0 + r) sees local keys c ≤ diagonal + r.
-inline std::size_t visible_keys(bool causal, long diagonal, std::size_t r, std::size_t columns) {
-    if (!causal) return columns;
-    const long limit = diagonal + static_cast<long>(r) + 1;
-    return limit <= 0 ? 0 : std::min(columns, static_cast<std::size_t>(limit));
+// At most block_rows queries of a query tile against the columns of a key tile they may see.
+struct RowBlock {
+    std::size_t first;    // the block's first row within the query tile
+    std::size_t rows;     // ≤ block_rows
+    std::size_t columns;  // keys of the tile some row of the block may see (causal: up to its last query)
+    long diagonal;        // (q0 + first) − k0: row r sees local keys c ≤ diagonal + r when causal
+};
+
+// How many of the key tile's columns the rows [first, first + rows) of a query tile may see: all
+// `columns` unless causal, else those up to the block's last query (0: the block sees none).
+inline RowBlock row_block(std::size_t q0, std::size_t first, std::size_t rows, std::size_t k0, std::size_t columns,
+                          bool causal) {
+    const long diagonal = static_cast<long>(q0 + first) - static_cast<long>(k0);
+    std::size_t visible = columns;
+    if (causal) {
+        const long limit = diagonal + static_cast<long>(rows);
+        visible = limit <= 0 ? 0 : std::min(columns, static_cast<std::size_t>(limit));
+    }
+    return {first, rows, visible, diagonal};
 }
 
-// Step 2 of the file comment for one tile. Returns false, touching nothing, when a score of the
-// tile (hidden or not: only a mask may hide a key) is not a finite number.
-ATTN_VECTOR_CLONES
-bool online_softmax_update(TileState& state, std::size_t rows, std::size_t columns, std::size_t dk, const float* keep,
-                           bool causal, long diagonal) {
+// How many keys of the tile row r of the block may see: all the block's columns unless causal,
+// else the keys up to its own position.
+inline std::size_t visible_keys(bool causal, const RowBlock& block, std::size_t r) {
+    if (!causal) return block.columns;
+    const long limit = block.diagonal + static_cast<long>(r) + 1;
+    return limit <= 0 ? 0 : std::min(block.columns, static_cast<std::size_t>(limit));
+}
+
+// Step 2 of the file comment for one row block, whose scores are in state.scores. Returns false,
+// touching nothing, when a score of the block (hidden or not: only a mask may hide a key) is not a
+// finite number.
+ATTN_WIDE_VECTOR_CLONES
+bool online_softmax_update(TileState& state, const RowBlock& block, std::size_t stride, std::size_t dk,
+                           const float* keep, bool causal) {
     const float minus_infinity = -std::numeric_limits<float>::infinity();
     const float largest = std::numeric_limits<float>::max();
-    // Pass 1, every row: the largest visible score, and the count of non-finite scores.
+    const std::size_t columns = block.columns;
+    // Pass 1, every row: the largest visible score, and the count of non-finite scores among all
+    // the block computed. Each loop runs over a plain range (no per-column test of the causal
+    // limit), so that it vectorises without index vectors.
+    float tile_max[block_rows];
     int bad = 0;
-    for (std::size_t r = 0; r < rows; ++r) {
-        const float* row = state.scores + r * columns;
-        const std::size_t limit = visible_keys(causal, diagonal, r, columns);
+    for (std::size_t r = 0; r < block.rows; ++r) {
+        const float* row = state.scores + r * stride;
+        const std::size_t limit = visible_keys(causal, block, r);
         float maximum = minus_infinity;
         if (keep != nullptr) {
 #pragma omp simd reduction(max : maximum) reduction(+ : bad)
-            for (std::size_t c = 0; c < columns; ++c) {
+            for (std::size_t c = 0; c < limit; ++c) {
                 bad += !(std::fabs(row[c]) <= largest);
-                const float v = c < limit && keep[c] != 0.0f ? row[c] : minus_infinity;
+                const float v = keep[c] != 0.0f ? row[c] : minus_infinity;
                 maximum = v > maximum ? v : maximum;
             }
         } else {
 #pragma omp simd reduction(max : maximum) reduction(+ : bad)
-            for (std::size_t c = 0; c < columns; ++c) {
+            for (std::size_t c = 0; c < limit; ++c) {
                 bad += !(std::fabs(row[c]) <= largest);
-                const float v = c < limit ? row[c] : minus_infinity;
-                maximum = v > maximum ? v : maximum;
+                maximum = row[c] > maximum ? row[c] : maximum;
             }
         }
-        state.tile_max[r] = maximum;
+#pragma omp simd reduction(+ : bad)
+        for (std::size_t c = limit; c < columns; ++c) bad += !(std::fabs(row[c]) <= largest);
+        tile_max[r] = maximum;
     }
     if (bad != 0) return false;
-    // Pass 2, row by row: P, l and the rescaled accumulator.
-    for (std::size_t r = 0; r < rows; ++r) {
-        float* row = state.scores + r * columns;
-        const float m_old = state.running_max[r];
-        const float m_new = std::max(m_old, state.tile_max[r]);
+    // Pass 2, row by row: P, l and the rescaled accumulator. Every score is finite now.
+    for (std::size_t r = 0; r < block.rows; ++r) {
+        float* row = state.scores + r * stride;
+        const std::size_t t = block.first + r;
+        const float m_old = state.running_max[t];
+        const float m_new = std::max(m_old, tile_max[r]);
         if (m_new == minus_infinity) {
             // No visible key yet, in this tile or before: P is 0, l and the accumulator stay 0.
             std::memset(row, 0, columns * sizeof(float));
             continue;
         }
-        const std::size_t limit = visible_keys(causal, diagonal, r, columns);
+        const std::size_t limit = visible_keys(causal, block, r);
         float sum = 0.0f;
         if (keep != nullptr) {
-#pragma omp simd reduction(+ : sum)
-            for (std::size_t c = 0; c < columns; ++c) {
-                // A hidden score may lie above m_new: exp_of_nonpositive then gives 1, times 0.
-                const float e = c < limit ? exp_of_nonpositive(row[c] - m_new) * keep[c] : 0.0f;
+#pragma omp simd simdlen(16) reduction(+ : sum)
+            for (std::size_t c = 0; c < limit; ++c) {
+                // A hidden score may lie above m_new: the exponential then gives 1, times 0.
+                const float e = exp_of_nonpositive_not_nan(row[c] - m_new) * keep[c];
                 row[c] = e;
                 sum += e;
             }
         } else {
-#pragma omp simd reduction(+ : sum)
-            for (std::size_t c = 0; c < columns; ++c) {
-                const float e = c < limit ? exp_of_nonpositive(row[c] - m_new) : 0.0f;
+#pragma omp simd simdlen(16) reduction(+ : sum)
+            for (std::size_t c = 0; c < limit; ++c) {
+                const float e = exp_of_nonpositive_not_nan(row[c] - m_new);
                 row[c] = e;
                 sum += e;
             }
         }
+        std::memset(row + limit, 0, (columns - limit) * sizeof(float));  // the causal mask's hidden keys
         const float rescale = exp_of_nonpositive(m_old - m_new);  // m_old = −∞: 0 (l and the accumulator are 0)
-        state.running_sum[r] = state.running_sum[r] * rescale + sum;
-        state.running_max[r] = m_new;
+        state.running_sum[t] = state.running_sum[t] * rescale + sum;
+        state.running_max[t] = m_new;
         if (rescale != 1.0f) {
-            float* accumulator = state.accumulator + r * dk;
+            float* accumulator = state.accumulator + t * dk;
 #pragma omp simd
             for (std::size_t i = 0; i < dk; ++i) accumulator[i] *= rescale;
         }
@@ -134,12 +168,39 @@ bool online_softmax_update(TileState& state, std::size_t rows, std::size_t colum
     return true;
 }
 
-// scores (rows, columns) = alpha · Q_tile K_tileᵀ, Q and K read in place with leading dimension D.
-void tile_scores(const float* q, const float* k, std::size_t rows, std::size_t columns, std::size_t dk, std::size_t D,
-                 float alpha, float* scores) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows), static_cast<int>(columns),
-                static_cast<int>(dk), alpha, q, static_cast<int>(D), k, static_cast<int>(D), 0.0f, scores,
-                static_cast<int>(columns));
+// The first score of a query tile that is not a finite number, in (query, key) order over the
+// scores the tile computes: its blocks of rows in order, each over every key tile it sees (an
+// earlier query may hold one further right than the block that failed). Scores are computed again
+// by the same kernel, so the value named is the one the update refused.
+NonFiniteValue first_non_finite_score(const TileKernels& kernels, const HeadsShape& shape,
+                                      const ProjectedInputs& in, std::size_t b, std::size_t head, std::size_t q0,
+                                      std::size_t rows, std::size_t tk, const float* keys_packed,
+                                      std::size_t packed_tile, float alpha, float* scores, std::size_t stride) {
+    const std::size_t S = shape.S, D = shape.D, dk = shape.head_width();
+    const float* q = in.q + (b * shape.T + q0) * D + head * dk;
+    const std::size_t keys = in.causal ? std::min(S, q0 + rows) : S;
+    for (std::size_t first = 0; first < rows; first += block_rows) {
+        std::size_t first_t = rows, first_s = 0;
+        float value = 0.0f;
+        for (std::size_t k0 = 0; k0 < keys; k0 += tk) {
+            const RowBlock block =
+                row_block(q0, first, std::min(block_rows, rows - first), k0, std::min(tk, keys - k0), in.causal);
+            if (block.columns == 0) continue;
+            kernels.scores(q + first * D, D, block.rows, keys_packed + k0 / tk * packed_tile,
+                           key_panels(block.columns), dk, alpha, scores, stride);
+            for (std::size_t r = 0; r < block.rows; ++r) {
+                const std::size_t at = attn::detail::first_non_finite(scores + r * stride, block.columns);
+                const std::size_t t = first + r, s = k0 + at;
+                if (at < block.columns && (t < first_t || (t == first_t && s < first_s))) {
+                    first_t = t;
+                    first_s = s;
+                    value = scores[r * stride + at];
+                }
+            }
+        }
+        if (first_t < rows) return non_finite_score(shape, b, head, q0 + first_t, first_s, value);
+    }
+    return non_finite_score(shape, b, head, q0, 0, 0.0f);  // not reached: the update saw one
 }
 
 }  // namespace
@@ -150,25 +211,38 @@ void tiled_attention(const HeadsShape& shape, const ProjectedInputs& in, std::si
     const std::size_t B = shape.B, T = shape.T, S = shape.S, D = shape.D, h = shape.heads, dk = shape.head_width();
     const std::size_t tq = std::min(query_tile, T), tk = std::min(key_tile, S);
     const std::size_t query_tiles = (T + tq - 1) / tq, key_tiles = (S + tk - 1) / tk;
-    const std::size_t per_worker = TileState::floats(tq, tk, dk);
+    const std::size_t stride = key_panels(tk) * panel_width;  // a row of scores: whole panels
+    const std::size_t packed_tile = key_panels(tk) * dk * panel_width;
+    const std::size_t per_worker = TileState::floats(tq, stride, dk, key_tiles * packed_tile, S);
     scratch.resize(pool.size() * per_worker);
     const float alpha = 1.0f / std::sqrt(static_cast<float>(dk));
+    static const TileKernels kernels = tile_kernels();
+    // The (batch, head) whose keys and values each worker holds packed, B·h for none yet.
+    std::vector<std::size_t> packed_head(pool.size(), B * h);
 
     // Per task: FLOPs and tiles computed, summed after the run (no shared counters in the loop).
     std::vector<double> task_flops(B * h * query_tiles, 0.0);
     std::vector<std::size_t> task_tiles(B * h * query_tiles, 0);
 
-    // One task per (batch, head, query tile); with the causal mask the last query tiles cost the
-    // most, so they are handed out first and the cheap ones fill the gaps at the end.
+    // One task per (batch, head, query tile), head by head, so that a worker packs a head's keys
+    // and values once for all its query tiles. Within a head, with the causal mask the last query
+    // tiles cost the most, so they are handed out first and the cheap ones fill the gaps.
     pool.run(B * h * query_tiles, [&](std::size_t task, std::size_t worker) {
-        const std::size_t query_tile_index = query_tiles - 1 - task / (B * h);
-        const std::size_t b = (task % (B * h)) / h, head = task % h;
+        const std::size_t pair = task / query_tiles, b = pair / h, head = pair % h;
+        const std::size_t query_tile_index = query_tiles - 1 - task % query_tiles;
         const std::size_t q0 = query_tile_index * tq, rows = std::min(tq, T - q0);
         const float* q = in.q + (b * T + q0) * D + head * dk;  // (rows, d_k), leading dimension D
-        const float* k = in.k + b * S * D + head * dk;         // (S, d_k)
-        const float* v = in.v + b * S * D + head * dk;         // (S, d_k)
+        TileState state(scratch.data() + worker * per_worker, tq, stride, dk, key_tiles * packed_tile);
+        // 0. The head's keys by panels, key tile by key tile, and its values (S, d_k) contiguous.
+        if (packed_head[worker] != pair) {
+            for (std::size_t k0 = 0; k0 < S; k0 += tk)
+                pack_key_panels(in.k + (b * S + k0) * D + head * dk, std::min(tk, S - k0), dk, D,
+                                state.keys + k0 / tk * packed_tile);
+            for (std::size_t s = 0; s < S; ++s)
+                std::memcpy(state.values + s * dk, in.v + (b * S + s) * D + head * dk, dk * sizeof(float));
+            packed_head[worker] = pair;
+        }
         const float* keep = in.keep != nullptr ? in.keep + b * S : nullptr;
-        TileState state(scratch.data() + worker * per_worker, tq, tk);
         std::fill(state.running_max, state.running_max + rows, -std::numeric_limits<float>::infinity());
         std::fill(state.running_sum, state.running_sum + rows, 0.0f);
         std::fill(state.accumulator, state.accumulator + rows * dk, 0.0f);
@@ -179,33 +253,27 @@ void tiled_attention(const HeadsShape& shape, const ProjectedInputs& in, std::si
         std::size_t tiles = 0;
         for (std::size_t k0 = 0; k0 < keys; k0 += tk) {
             const std::size_t columns = std::min(tk, keys - k0);
-            tile_scores(q, k + k0 * D, rows, columns, dk, D, alpha, state.scores);
+            const float* panels = state.keys + k0 / tk * packed_tile;
             const float* keep_tile = keep != nullptr ? keep + k0 : nullptr;
-            if (!online_softmax_update(state, rows, columns, dk, keep_tile, in.causal,
-                                       static_cast<long>(q0) - static_cast<long>(k0))) {
-                // A score is not finite: find the first in (query, key) order over this tile and the
-                // later ones (an earlier query may hold one further right), and stop the task.
-                std::size_t first_t = rows, first_s = 0;
-                float value = 0.0f;
-                for (std::size_t k1 = k0; k1 < keys; k1 += tk) {
-                    const std::size_t n = std::min(tk, keys - k1);
-                    if (k1 != k0) tile_scores(q, k + k1 * D, rows, n, dk, D, alpha, state.scores);
-                    const std::size_t at = attn::detail::first_non_finite(state.scores, rows * n);
-                    if (at == rows * n) continue;
-                    if (at / n < first_t || (at / n == first_t && k1 + at % n < first_s)) {
-                        first_t = at / n;
-                        first_s = k1 + at % n;
-                        value = state.scores[at];
-                    }
+            // The tile's K and V stay in cache while every block of rows passes over them.
+            for (std::size_t first = 0; first < rows; first += block_rows) {
+                const RowBlock block =
+                    row_block(q0, first, std::min(block_rows, rows - first), k0, columns, in.causal);
+                if (block.columns == 0) continue;  // causal: the whole tile is in these rows' future
+                // 1. scores = Q_block K_tileᵀ / √d_k
+                kernels.scores(q + first * D, D, block.rows, panels, key_panels(block.columns), dk, alpha,
+                               state.scores, stride);
+                // 2. m, l, P and the rescaled accumulator
+                if (!online_softmax_update(state, block, stride, dk, keep_tile, in.causal)) {
+                    bad.offer(first_non_finite_score(kernels, shape, in, b, head, q0, rows, tk, state.keys,
+                                                     packed_tile, alpha, state.scores, stride));
+                    return;
                 }
-                bad.offer(non_finite_score(shape, b, head, q0 + first_t, first_s, value));
-                return;
+                // 3. accumulator += P V_tile
+                kernels.weighted_values(state.scores, stride, block.rows, block.columns, state.values + k0 * dk,
+                                        dk, dk, state.accumulator + first * dk);
+                flops += 4.0 * double(block.rows) * double(block.columns) * double(dk);
             }
-            // accumulator (rows, d_k) += P (rows, columns) · V_tile (columns, d_k)
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(rows), static_cast<int>(dk),
-                        static_cast<int>(columns), 1.0f, state.scores, static_cast<int>(columns), v + k0 * D,
-                        static_cast<int>(D), 1.0f, state.accumulator, static_cast<int>(dk));
-            flops += 4.0 * double(rows) * double(columns) * double(dk);
             ++tiles;
         }
         task_flops[task] = flops;

@@ -1,0 +1,220 @@
+// The micro-kernels of tile_products.hpp. This file is compiled with -ffp-contract=fast, so that
+// `sum += x * vector` is one fused multiply-add where the target has one.
+#include "tile_products.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels.hpp"  // ATTN_VECTOR_CLONES
+
+namespace attn::fast::detail {
+
+// Everything in this namespace is inlined into the public kernels' variants, so that it is
+// compiled for each of their targets (a function that is merely called would be compiled for the
+// baseline only).
+namespace {
+
+// A register of 8 floats (AVX2; two SSE registers in the baseline variant) or of 16 (AVX-512).
+using Vector8 = float __attribute__((vector_size(32)));
+using Vector16 = float __attribute__((vector_size(64)));
+
+template <class Vector>
+constexpr std::size_t lanes = sizeof(Vector) / sizeof(float);
+
+template <class Vector>
+[[gnu::always_inline]] inline Vector load(const float* p) {
+    Vector v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+template <class Vector>
+[[gnu::always_inline]] inline void store(float* p, Vector v) {
+    std::memcpy(p, &v, sizeof v);
+}
+
+// 2 vectors of keys of a panel (16 keys with AVX2: half a panel; 32 with AVX-512: all of it)
+// against R ≤ 6 queries: out (R, 2·lanes) = q (R, d_k) · panel (d_k, 2·lanes of the 32).
+template <class Vector, std::size_t R>
+[[gnu::always_inline]] inline void scores_panel(const float* q, std::size_t ld, const float* panel, std::size_t dk,
+                                                float* out, std::size_t stride) {
+    constexpr std::size_t L = lanes<Vector>;
+    Vector low[R] = {}, high[R] = {};
+    for (std::size_t i = 0; i < dk; ++i) {
+        const Vector keys_low = load<Vector>(panel + i * panel_width);
+        const Vector keys_high = load<Vector>(panel + i * panel_width + L);
+#pragma GCC unroll 6
+        for (std::size_t r = 0; r < R; ++r) {
+            const float x = q[r * ld + i];
+            low[r] += x * keys_low;
+            high[r] += x * keys_high;
+        }
+    }
+#pragma GCC unroll 6
+    for (std::size_t r = 0; r < R; ++r) {
+        store(out + r * stride, low[r]);
+        store(out + r * stride + L, high[r]);
+    }
+}
+
+// alpha is applied in a pass of its own, after the products: held in a register through them, it
+// would take the one register the 12 accumulators, 2 key vectors and the broadcast leave free in
+// AVX2's 16.
+template <class Vector, std::size_t R>
+[[gnu::always_inline]] inline void scores_rows(const float* q, std::size_t ld, const float* packed,
+                                               std::size_t panels, std::size_t dk, float alpha, float* scores,
+                                               std::size_t stride) {
+    constexpr std::size_t keys_per_pass = 2 * lanes<Vector>;
+    for (std::size_t p = 0; p < panels; ++p)
+        for (std::size_t j = 0; j < panel_width; j += keys_per_pass)
+            scores_panel<Vector, R>(q, ld, packed + p * dk * panel_width + j, dk, scores + p * panel_width + j,
+                                    stride);
+    for (std::size_t r = 0; r < R; ++r) {
+        float* row = scores + r * stride;
+        for (std::size_t c = 0; c < panels * panel_width; ++c) row[c] *= alpha;
+    }
+}
+
+template <class Vector>
+[[gnu::always_inline]] inline void scores(const float* q, std::size_t ld, std::size_t rows, const float* packed,
+                                          std::size_t panels, std::size_t dk, float alpha, float* out,
+                                          std::size_t stride) {
+    for (std::size_t r = 0; r < rows; r += block_rows) {
+        const float* q_block = q + r * ld;
+        float* block = out + r * stride;
+        switch (std::min(block_rows, rows - r)) {
+            case 6: scores_rows<Vector, 6>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
+            case 5: scores_rows<Vector, 5>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
+            case 4: scores_rows<Vector, 4>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
+            case 3: scores_rows<Vector, 3>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
+            case 2: scores_rows<Vector, 2>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
+            default: scores_rows<Vector, 1>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
+        }
+    }
+}
+
+// W vectors of columns of d_k for R ≤ 6 queries: accumulator (R, W·lanes) += P (R, columns) ·
+// V (columns, W·lanes).
+template <class Vector, std::size_t R, std::size_t W>
+[[gnu::always_inline]] inline void weighted_values_columns(const float* p, std::size_t stride, std::size_t columns,
+                                                           const float* v, std::size_t ld, float* accumulator,
+                                                           std::size_t dk) {
+    constexpr std::size_t L = lanes<Vector>;
+    Vector sum[R][W];
+#pragma GCC unroll 6
+    for (std::size_t r = 0; r < R; ++r)
+        for (std::size_t w = 0; w < W; ++w) sum[r][w] = load<Vector>(accumulator + r * dk + w * L);
+    for (std::size_t c = 0; c < columns; ++c) {
+        Vector values[W];
+        for (std::size_t w = 0; w < W; ++w) values[w] = load<Vector>(v + c * ld + w * L);
+#pragma GCC unroll 6
+        for (std::size_t r = 0; r < R; ++r) {
+            const float x = p[r * stride + c];
+            for (std::size_t w = 0; w < W; ++w) sum[r][w] += x * values[w];
+        }
+    }
+#pragma GCC unroll 6
+    for (std::size_t r = 0; r < R; ++r)
+        for (std::size_t w = 0; w < W; ++w) store(accumulator + r * dk + w * L, sum[r][w]);
+}
+
+// The columns of d_k two vectors at a time, then one vector, then 8 floats (AVX-512 only), then
+// one at a time.
+template <class Vector, std::size_t R>
+[[gnu::always_inline]] inline void weighted_values_rows(const float* p, std::size_t stride, std::size_t columns,
+                                                        const float* v, std::size_t ld, std::size_t dk,
+                                                        float* accumulator) {
+    constexpr std::size_t L = lanes<Vector>;
+    std::size_t i = 0;
+    for (; i + 2 * L <= dk; i += 2 * L)
+        weighted_values_columns<Vector, R, 2>(p, stride, columns, v + i, ld, accumulator + i, dk);
+    if (i + L <= dk) {
+        weighted_values_columns<Vector, R, 1>(p, stride, columns, v + i, ld, accumulator + i, dk);
+        i += L;
+    }
+    if (L > 8 && i + 8 <= dk) {
+        weighted_values_columns<Vector8, R, 1>(p, stride, columns, v + i, ld, accumulator + i, dk);
+        i += 8;
+    }
+    for (; i < dk; ++i) {
+        for (std::size_t r = 0; r < R; ++r) {
+            float sum = accumulator[r * dk + i];
+            for (std::size_t c = 0; c < columns; ++c) sum += p[r * stride + c] * v[c * ld + i];
+            accumulator[r * dk + i] = sum;
+        }
+    }
+}
+
+template <class Vector>
+[[gnu::always_inline]] inline void weighted_values(const float* p, std::size_t stride, std::size_t rows,
+                                                   std::size_t columns, const float* v, std::size_t ld,
+                                                   std::size_t dk, float* accumulator) {
+    for (std::size_t r = 0; r < rows; r += block_rows) {
+        const float* p_block = p + r * stride;
+        float* out = accumulator + r * dk;
+        switch (std::min(block_rows, rows - r)) {
+            case 6: weighted_values_rows<Vector, 6>(p_block, stride, columns, v, ld, dk, out); break;
+            case 5: weighted_values_rows<Vector, 5>(p_block, stride, columns, v, ld, dk, out); break;
+            case 4: weighted_values_rows<Vector, 4>(p_block, stride, columns, v, ld, dk, out); break;
+            case 3: weighted_values_rows<Vector, 3>(p_block, stride, columns, v, ld, dk, out); break;
+            case 2: weighted_values_rows<Vector, 2>(p_block, stride, columns, v, ld, dk, out); break;
+            default: weighted_values_rows<Vector, 1>(p_block, stride, columns, v, ld, dk, out); break;
+        }
+    }
+}
+
+// The 8-float variants (AVX2 + FMA, or the baseline).
+ATTN_VECTOR_CLONES
+void block_scores_8(const float* q, std::size_t ld, std::size_t rows, const float* packed, std::size_t panels,
+                    std::size_t dk, float alpha, float* out, std::size_t stride) {
+    scores<Vector8>(q, ld, rows, packed, panels, dk, alpha, out, stride);
+}
+
+ATTN_VECTOR_CLONES
+void block_weighted_values_8(const float* p, std::size_t stride, std::size_t rows, std::size_t columns,
+                             const float* v, std::size_t ld, std::size_t dk, float* accumulator) {
+    weighted_values<Vector8>(p, stride, rows, columns, v, ld, dk, accumulator);
+}
+
+// The 16-float variants, for a CPU with AVX-512: where its units are 512 bits wide (AMD Zen 5,
+// Intel server cores) they do twice the work of AVX2's per instruction.
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#define ATTN_HAVE_WIDE_KERNELS 1
+__attribute__((target("avx512f,avx2,fma"))) void block_scores_16(const float* q, std::size_t ld, std::size_t rows,
+                                                                 const float* packed, std::size_t panels,
+                                                                 std::size_t dk, float alpha, float* out,
+                                                                 std::size_t stride) {
+    scores<Vector16>(q, ld, rows, packed, panels, dk, alpha, out, stride);
+}
+
+__attribute__((target("avx512f,avx2,fma"))) void block_weighted_values_16(const float* p, std::size_t stride,
+                                                                          std::size_t rows, std::size_t columns,
+                                                                          const float* v, std::size_t ld,
+                                                                          std::size_t dk, float* accumulator) {
+    weighted_values<Vector16>(p, stride, rows, columns, v, ld, dk, accumulator);
+}
+#endif
+
+}  // namespace
+
+TileKernels tile_kernels(bool allow_wide) {
+#ifdef ATTN_HAVE_WIDE_KERNELS
+    if (allow_wide && __builtin_cpu_supports("avx512f")) return {block_scores_16, block_weighted_values_16, 16};
+#endif
+    (void)allow_wide;
+    return {block_scores_8, block_weighted_values_8, 8};
+}
+
+void pack_key_panels(const float* keys, std::size_t columns, std::size_t dk, std::size_t ld, float* packed) {
+    for (std::size_t first = 0; first < columns; first += panel_width) {
+        const std::size_t width = std::min(panel_width, columns - first);
+        for (std::size_t i = 0; i < dk; ++i) {
+            float* out = packed + i * panel_width;
+            for (std::size_t j = 0; j < width; ++j) out[j] = keys[(first + j) * ld + i];
+            for (std::size_t j = width; j < panel_width; ++j) out[j] = 0.0f;
+        }
+        packed += dk * panel_width;
+    }
+}
+
+}  // namespace attn::fast::detail
