@@ -5,9 +5,10 @@
 //       Q_h K_hᵀ · 1/√d_k (one sgemm, written where the weights belong), a fused softmax with the
 //       masks, context_h = weights V_h (one sgemm). Memory: the (B, h, T, S) weights it returns.
 //   tiled_attention: lesson 7's online softmax as a kernel. Per (batch, head, query tile) task,
-//       the keys in tiles: scores (T_tile, S_tile) by one sgemm, the running maximum m and sum l
-//       updated and the accumulator rescaled by e^(m_old − m_new), accumulator += P V_tile by one
-//       sgemm, one division by l at the end. Memory: one tile of scores per thread.
+//       the keys in tiles, and per block of 6 queries: their scores by a micro-kernel
+//       (tile_products.hpp), the running maximum m and sum l updated and the accumulator rescaled
+//       by e^(m_old − m_new), accumulator += P V_tile by a micro-kernel, one division by l at the
+//       end. Memory per thread: one block of scores and the current head's keys and values.
 //
 // Q_h, K_h, V_h are column blocks of the row-major projections, read in place with a leading
 // dimension of D. The context is written into the same columns of a (B·T, D) matrix, which may be

@@ -22,7 +22,11 @@
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
 #define ATTN_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#ifndef ATTN_FAST_NO_AVX512  // CMake's ATTN_FAST_AVX512=OFF
 #define ATTN_WIDE_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define ATTN_WIDE_VECTOR_CLONES ATTN_VECTOR_CLONES
+#endif
 #else
 #define ATTN_VECTOR_CLONES
 #define ATTN_WIDE_VECTOR_CLONES

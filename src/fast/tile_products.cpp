@@ -178,7 +178,7 @@ void block_weighted_values_8(const float* p, std::size_t stride, std::size_t row
 
 // The 16-float variants, for a CPU with AVX-512: where its units are 512 bits wide (AMD Zen 5,
 // Intel server cores) they do twice the work of AVX2's per instruction.
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(ATTN_FAST_NO_AVX512)
 #define ATTN_HAVE_WIDE_KERNELS 1
 __attribute__((target("avx512f,avx2,fma"))) void block_scores_16(const float* q, std::size_t ld, std::size_t rows,
                                                                  const float* packed, std::size_t panels,

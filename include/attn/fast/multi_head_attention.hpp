@@ -10,14 +10,17 @@
 //       materialised: per (batch, head) one sgemm for the scores, a fused softmax with the masks,
 //       one sgemm for weights · V_h (lesson 5's formula, as seed 000 runs it).
 //   need_weights = false: lesson 7's online softmax, tile by tile. Per (batch, head, query tile)
-//       the keys are walked in key tiles: scores = Q_tile K_tileᵀ / √d_k (one sgemm), the running
-//       maximum m and sum l of each query updated and the accumulator rescaled by e^(m_old − m_new),
-//       accumulator += P V_tile (one sgemm), and one division by l at the end. No (T, S) buffer
-//       exists at all: memory is O(T·D), so T = 32 768 fits in well under 1 GiB. With the causal
-//       mask, key tiles entirely in the future of a query tile are skipped (causal ≈ half the cost).
+//       the keys are walked in key tiles: scores = Q_tile K_tileᵀ / √d_k, the running maximum m
+//       and sum l of each query updated and the accumulator rescaled by e^(m_old − m_new),
+//       accumulator += P V_tile, and one division by l at the end. The two tile products are
+//       register-blocked micro-kernels (AVX-512 where the CPU has it, else AVX2 + FMA) on the head's
+//       keys and values, packed once per head. No (T, S) buffer exists at all: memory is O(T·D), so
+//       T = 32 768 fits in well under 1 GiB. With the causal mask, key tiles entirely in the future
+//       of a query tile are skipped (causal ≈ half the cost).
 //
-// Both use sgemm on per-head column blocks read in place (leading dimension D: no transposes, no
-// copies), 1/√d_k in sgemm's alpha, and the worker pool of attn/fast/threads.hpp.
+// The projections and the weights-kept products are sgemm calls on per-head column blocks read
+// in place (leading dimension D: no transposes, no copies), 1/√d_k in sgemm's alpha; the work is
+// split over the worker pool of attn/fast/threads.hpp.
 //
 // Shapes: B batch · T queries · S keys (S = T in self-attention) · D model width · h heads ·
 //         d_k = D / h
