@@ -1,5 +1,5 @@
-// Tests of src/fast/tile_products.hpp, the micro-kernels of lesson 7's tiled path: both variants
-// (8 floats per vector, and 16 where the CPU has AVX-512) against the products computed in double,
+// Tests of src/fast/tile_products.hpp, the micro-kernels of lesson 7's tiled path: every variant
+// this CPU runs (baseline, AVX2 + FMA, AVX-512) against the products computed in double,
 // over every block height (1 … 6 and more), key counts around the panel width, and head widths
 // that leave every kind of remainder (one vector, 8 floats, single columns). Tolerance: 1e-5
 // absolute plus 1e-5 relative (float32 sums of at most 75 terms of order 1, against double).
@@ -17,7 +17,6 @@ using attn::fast::detail::key_panels;
 using attn::fast::detail::pack_key_panels;
 using attn::fast::detail::panel_width;
 using attn::fast::detail::TileKernels;
-using attn::fast::detail::tile_kernels;
 
 namespace {
 
@@ -28,12 +27,8 @@ std::vector<float> random_values(std::mt19937& generator, std::size_t count) {
     return values;
 }
 
-// The kernels to test: the 8-float ones always, the 16-float ones too when this CPU runs them.
-std::vector<TileKernels> every_variant() {
-    std::vector<TileKernels> variants = {tile_kernels(false)};
-    if (tile_kernels(true).vector_floats != variants.front().vector_floats) variants.push_back(tile_kernels(true));
-    return variants;
-}
+// Every variant this CPU runs: the baseline, AVX2 + FMA, AVX-512.
+std::vector<TileKernels> every_variant() { return attn::fast::detail::available_tile_kernels(); }
 
 }  // namespace
 
@@ -43,7 +38,7 @@ TEST_CASE("the tile kernels' scores equal alpha · Q Kᵀ, and 0 past the last k
         for (const std::size_t dk : {1, 3, 8, 16, 24, 64, 75}) {
             for (const std::size_t columns : {1, 5, 31, 32, 33, 70}) {
                 for (const std::size_t rows : {1, 2, 3, 4, 5, 6, 7, 13}) {
-                    INFO(kernels.vector_floats << "-float kernels, d_k " << dk << ", " << columns << " keys, "
+                    INFO(kernels.name << " kernels, d_k " << dk << ", " << columns << " keys, "
                                                << rows << " queries");
                     const std::size_t ld = dk + 5, panels = key_panels(columns), stride = panels * panel_width + 7;
                     const auto q = random_values(generator, rows * ld);
@@ -78,7 +73,7 @@ TEST_CASE("the tile kernels add P · V to the accumulator, every column of d_k",
         for (const std::size_t dk : {1, 3, 8, 12, 16, 24, 40, 64, 75}) {
             for (const std::size_t columns : {1, 5, 33, 70}) {
                 for (const std::size_t rows : {1, 2, 3, 4, 5, 6, 7, 13}) {
-                    INFO(kernels.vector_floats << "-float kernels, d_k " << dk << ", " << columns << " keys, "
+                    INFO(kernels.name << " kernels, d_k " << dk << ", " << columns << " keys, "
                                                << rows << " queries");
                     const std::size_t ld = dk + 3, stride = columns + 2;
                     const auto p = random_values(generator, rows * stride);
@@ -112,7 +107,7 @@ TEST_CASE("a query's scores do not depend on the block of rows it falls in", "[f
     std::vector<float> packed(panels * dk * panel_width);
     pack_key_panels(k.data(), columns, dk, dk, packed.data());
     for (const TileKernels& kernels : every_variant()) {
-        INFO(kernels.vector_floats << "-float kernels");
+        INFO(kernels.name << " kernels");
         std::vector<float> together(rows * stride), alone(stride);
         kernels.scores(q.data(), dk, rows, packed.data(), panels, dk, 0.125f, together.data(), stride);
         for (std::size_t r = 0; r < rows; ++r) {

@@ -1,15 +1,12 @@
-// The micro-kernels of tile_products.hpp. This file is compiled with -ffp-contract=fast, so that
-// `sum += x * vector` is one fused multiply-add where the target has one.
+// The micro-kernels of tile_products.hpp.
 #include "tile_products.hpp"
 
 #include <algorithm>
 #include <cstring>
 
-#include "kernels.hpp"  // ATTN_VECTOR_CLONES
-
 namespace attn::fast::detail {
 
-// Everything in this namespace is inlined into the public kernels' variants, so that it is
+// Everything in this namespace is inlined into the kernels' variants at its end, so that it is
 // compiled for each of their targets (a function that is merely called would be compiled for the
 // baseline only).
 namespace {
@@ -20,6 +17,25 @@ using Vector16 = float __attribute__((vector_size(64)));
 
 template <class Vector>
 constexpr std::size_t lanes = sizeof(Vector) / sizeof(float);
+
+// a · b + c, a broadcast to every lane. In the AVX2 and AVX-512 variants it is one fused multiply-add (one rounding): this
+// file is always compiled with -O2 -ffp-contract=fast (CMakeLists.txt), the Debug and sanitizer
+// builds too, since without optimisation GCC forms no fused multiply-add and those builds would
+// compute other numbers. The baseline has no such instruction: two roundings.
+template <class Vector>
+struct MultiplyAdd {
+    using V = Vector;
+    [[gnu::always_inline]] static inline Vector fma(float a, Vector b, Vector c) { return a * b + c; }
+    [[gnu::always_inline]] static inline float fma(float a, float b, float c) { return a * b + c; }
+};
+using BaselineOps = MultiplyAdd<Vector8>;
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#define ATTN_HAVE_X86_KERNELS 1
+using Avx2Ops = MultiplyAdd<Vector8>;
+using Avx512Ops = MultiplyAdd<Vector16>;
+#endif
+
 
 template <class Vector>
 [[gnu::always_inline]] inline Vector load(const float* p) {
@@ -35,9 +51,10 @@ template <class Vector>
 
 // 2 vectors of keys of a panel (16 keys with AVX2: half a panel; 32 with AVX-512: all of it)
 // against R ≤ 6 queries: out (R, 2·lanes) = q (R, d_k) · panel (d_k, 2·lanes of the 32).
-template <class Vector, std::size_t R>
+template <class Ops, std::size_t R>
 [[gnu::always_inline]] inline void scores_panel(const float* q, std::size_t ld, const float* panel, std::size_t dk,
                                                 float* out, std::size_t stride) {
+    using Vector = typename Ops::V;
     constexpr std::size_t L = lanes<Vector>;
     Vector low[R] = {}, high[R] = {};
     for (std::size_t i = 0; i < dk; ++i) {
@@ -46,8 +63,8 @@ template <class Vector, std::size_t R>
 #pragma GCC unroll 6
         for (std::size_t r = 0; r < R; ++r) {
             const float x = q[r * ld + i];
-            low[r] += x * keys_low;
-            high[r] += x * keys_high;
+            low[r] = Ops::fma(x, keys_low, low[r]);
+            high[r] = Ops::fma(x, keys_high, high[r]);
         }
     }
 #pragma GCC unroll 6
@@ -60,14 +77,14 @@ template <class Vector, std::size_t R>
 // alpha is applied in a pass of its own, after the products: held in a register through them, it
 // would take the one register the 12 accumulators, 2 key vectors and the broadcast leave free in
 // AVX2's 16.
-template <class Vector, std::size_t R>
+template <class Ops, std::size_t R>
 [[gnu::always_inline]] inline void scores_rows(const float* q, std::size_t ld, const float* packed,
                                                std::size_t panels, std::size_t dk, float alpha, float* scores,
                                                std::size_t stride) {
-    constexpr std::size_t keys_per_pass = 2 * lanes<Vector>;
+    constexpr std::size_t keys_per_pass = 2 * lanes<typename Ops::V>;
     for (std::size_t p = 0; p < panels; ++p)
         for (std::size_t j = 0; j < panel_width; j += keys_per_pass)
-            scores_panel<Vector, R>(q, ld, packed + p * dk * panel_width + j, dk, scores + p * panel_width + j,
+            scores_panel<Ops, R>(q, ld, packed + p * dk * panel_width + j, dk, scores + p * panel_width + j,
                                     stride);
     for (std::size_t r = 0; r < R; ++r) {
         float* row = scores + r * stride;
@@ -75,7 +92,7 @@ template <class Vector, std::size_t R>
     }
 }
 
-template <class Vector>
+template <class Ops>
 [[gnu::always_inline]] inline void scores(const float* q, std::size_t ld, std::size_t rows, const float* packed,
                                           std::size_t panels, std::size_t dk, float alpha, float* out,
                                           std::size_t stride) {
@@ -83,22 +100,23 @@ template <class Vector>
         const float* q_block = q + r * ld;
         float* block = out + r * stride;
         switch (std::min(block_rows, rows - r)) {
-            case 6: scores_rows<Vector, 6>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
-            case 5: scores_rows<Vector, 5>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
-            case 4: scores_rows<Vector, 4>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
-            case 3: scores_rows<Vector, 3>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
-            case 2: scores_rows<Vector, 2>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
-            default: scores_rows<Vector, 1>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
+            case 6: scores_rows<Ops, 6>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
+            case 5: scores_rows<Ops, 5>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
+            case 4: scores_rows<Ops, 4>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
+            case 3: scores_rows<Ops, 3>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
+            case 2: scores_rows<Ops, 2>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
+            default: scores_rows<Ops, 1>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
         }
     }
 }
 
 // W vectors of columns of d_k for R ≤ 6 queries: accumulator (R, W·lanes) += P (R, columns) ·
 // V (columns, W·lanes).
-template <class Vector, std::size_t R, std::size_t W>
+template <class Ops, std::size_t R, std::size_t W>
 [[gnu::always_inline]] inline void weighted_values_columns(const float* p, std::size_t stride, std::size_t columns,
                                                            const float* v, std::size_t ld, float* accumulator,
                                                            std::size_t dk) {
+    using Vector = typename Ops::V;
     constexpr std::size_t L = lanes<Vector>;
     Vector sum[R][W];
 #pragma GCC unroll 6
@@ -110,7 +128,7 @@ template <class Vector, std::size_t R, std::size_t W>
 #pragma GCC unroll 6
         for (std::size_t r = 0; r < R; ++r) {
             const float x = p[r * stride + c];
-            for (std::size_t w = 0; w < W; ++w) sum[r][w] += x * values[w];
+            for (std::size_t w = 0; w < W; ++w) sum[r][w] = Ops::fma(x, values[w], sum[r][w]);
         }
     }
 #pragma GCC unroll 6
@@ -118,34 +136,30 @@ template <class Vector, std::size_t R, std::size_t W>
         for (std::size_t w = 0; w < W; ++w) store(accumulator + r * dk + w * L, sum[r][w]);
 }
 
-// The columns of d_k two vectors at a time, then one vector, then 8 floats (AVX-512 only), then
-// one at a time.
-template <class Vector, std::size_t R>
+// The columns of d_k two vectors at a time, then one vector, then one at a time (with AVX-512, a
+// d_k of 16n + 8 leaves 8 columns to the last loop).
+template <class Ops, std::size_t R>
 [[gnu::always_inline]] inline void weighted_values_rows(const float* p, std::size_t stride, std::size_t columns,
                                                         const float* v, std::size_t ld, std::size_t dk,
                                                         float* accumulator) {
-    constexpr std::size_t L = lanes<Vector>;
+    constexpr std::size_t L = lanes<typename Ops::V>;
     std::size_t i = 0;
     for (; i + 2 * L <= dk; i += 2 * L)
-        weighted_values_columns<Vector, R, 2>(p, stride, columns, v + i, ld, accumulator + i, dk);
+        weighted_values_columns<Ops, R, 2>(p, stride, columns, v + i, ld, accumulator + i, dk);
     if (i + L <= dk) {
-        weighted_values_columns<Vector, R, 1>(p, stride, columns, v + i, ld, accumulator + i, dk);
+        weighted_values_columns<Ops, R, 1>(p, stride, columns, v + i, ld, accumulator + i, dk);
         i += L;
-    }
-    if (L > 8 && i + 8 <= dk) {
-        weighted_values_columns<Vector8, R, 1>(p, stride, columns, v + i, ld, accumulator + i, dk);
-        i += 8;
     }
     for (; i < dk; ++i) {
         for (std::size_t r = 0; r < R; ++r) {
             float sum = accumulator[r * dk + i];
-            for (std::size_t c = 0; c < columns; ++c) sum += p[r * stride + c] * v[c * ld + i];
+            for (std::size_t c = 0; c < columns; ++c) sum = Ops::fma(p[r * stride + c], v[c * ld + i], sum);
             accumulator[r * dk + i] = sum;
         }
     }
 }
 
-template <class Vector>
+template <class Ops>
 [[gnu::always_inline]] inline void weighted_values(const float* p, std::size_t stride, std::size_t rows,
                                                    std::size_t columns, const float* v, std::size_t ld,
                                                    std::size_t dk, float* accumulator) {
@@ -153,57 +167,76 @@ template <class Vector>
         const float* p_block = p + r * stride;
         float* out = accumulator + r * dk;
         switch (std::min(block_rows, rows - r)) {
-            case 6: weighted_values_rows<Vector, 6>(p_block, stride, columns, v, ld, dk, out); break;
-            case 5: weighted_values_rows<Vector, 5>(p_block, stride, columns, v, ld, dk, out); break;
-            case 4: weighted_values_rows<Vector, 4>(p_block, stride, columns, v, ld, dk, out); break;
-            case 3: weighted_values_rows<Vector, 3>(p_block, stride, columns, v, ld, dk, out); break;
-            case 2: weighted_values_rows<Vector, 2>(p_block, stride, columns, v, ld, dk, out); break;
-            default: weighted_values_rows<Vector, 1>(p_block, stride, columns, v, ld, dk, out); break;
+            case 6: weighted_values_rows<Ops, 6>(p_block, stride, columns, v, ld, dk, out); break;
+            case 5: weighted_values_rows<Ops, 5>(p_block, stride, columns, v, ld, dk, out); break;
+            case 4: weighted_values_rows<Ops, 4>(p_block, stride, columns, v, ld, dk, out); break;
+            case 3: weighted_values_rows<Ops, 3>(p_block, stride, columns, v, ld, dk, out); break;
+            case 2: weighted_values_rows<Ops, 2>(p_block, stride, columns, v, ld, dk, out); break;
+            default: weighted_values_rows<Ops, 1>(p_block, stride, columns, v, ld, dk, out); break;
         }
     }
 }
 
-// The 8-float variants (AVX2 + FMA, or the baseline).
-ATTN_VECTOR_CLONES
-void block_scores_8(const float* q, std::size_t ld, std::size_t rows, const float* packed, std::size_t panels,
-                    std::size_t dk, float alpha, float* out, std::size_t stride) {
-    scores<Vector8>(q, ld, rows, packed, panels, dk, alpha, out, stride);
+// The variants. Each is an ordinary function with its own target, chosen once by tile_kernels()
+// (not an ifunc, as target_clones makes): so the sanitizer build runs them too.
+void block_scores_baseline(const float* q, std::size_t ld, std::size_t rows, const float* packed, std::size_t panels,
+                           std::size_t dk, float alpha, float* out, std::size_t stride) {
+    scores<BaselineOps>(q, ld, rows, packed, panels, dk, alpha, out, stride);
 }
 
-ATTN_VECTOR_CLONES
-void block_weighted_values_8(const float* p, std::size_t stride, std::size_t rows, std::size_t columns,
-                             const float* v, std::size_t ld, std::size_t dk, float* accumulator) {
-    weighted_values<Vector8>(p, stride, rows, columns, v, ld, dk, accumulator);
+void block_weighted_values_baseline(const float* p, std::size_t stride, std::size_t rows, std::size_t columns,
+                                    const float* v, std::size_t ld, std::size_t dk, float* accumulator) {
+    weighted_values<BaselineOps>(p, stride, rows, columns, v, ld, dk, accumulator);
 }
 
-// The 16-float variants, for a CPU with AVX-512: where its units are 512 bits wide (AMD Zen 5,
-// Intel server cores) they do twice the work of AVX2's per instruction.
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(ATTN_FAST_NO_AVX512)
-#define ATTN_HAVE_WIDE_KERNELS 1
-__attribute__((target("avx512f,avx2,fma"))) void block_scores_16(const float* q, std::size_t ld, std::size_t rows,
-                                                                 const float* packed, std::size_t panels,
-                                                                 std::size_t dk, float alpha, float* out,
-                                                                 std::size_t stride) {
-    scores<Vector16>(q, ld, rows, packed, panels, dk, alpha, out, stride);
+#ifdef ATTN_HAVE_X86_KERNELS
+__attribute__((target("avx2,fma"))) void block_scores_avx2(const float* q, std::size_t ld, std::size_t rows,
+                                                           const float* packed, std::size_t panels, std::size_t dk,
+                                                           float alpha, float* out, std::size_t stride) {
+    scores<Avx2Ops>(q, ld, rows, packed, panels, dk, alpha, out, stride);
 }
 
-__attribute__((target("avx512f,avx2,fma"))) void block_weighted_values_16(const float* p, std::size_t stride,
-                                                                          std::size_t rows, std::size_t columns,
-                                                                          const float* v, std::size_t ld,
-                                                                          std::size_t dk, float* accumulator) {
-    weighted_values<Vector16>(p, stride, rows, columns, v, ld, dk, accumulator);
+__attribute__((target("avx2,fma"))) void block_weighted_values_avx2(const float* p, std::size_t stride,
+                                                                    std::size_t rows, std::size_t columns,
+                                                                    const float* v, std::size_t ld, std::size_t dk,
+                                                                    float* accumulator) {
+    weighted_values<Avx2Ops>(p, stride, rows, columns, v, ld, dk, accumulator);
+}
+
+// Where the CPU's units are 512 bits wide (AMD Zen 5, Intel's server cores) AVX-512 does twice the
+// work of AVX2 per instruction.
+__attribute__((target("avx512f,avx2,fma"))) void block_scores_avx512(const float* q, std::size_t ld, std::size_t rows,
+                                                                     const float* packed, std::size_t panels,
+                                                                     std::size_t dk, float alpha, float* out,
+                                                                     std::size_t stride) {
+    scores<Avx512Ops>(q, ld, rows, packed, panels, dk, alpha, out, stride);
+}
+
+__attribute__((target("avx512f,avx2,fma"))) void block_weighted_values_avx512(const float* p, std::size_t stride,
+                                                                              std::size_t rows, std::size_t columns,
+                                                                              const float* v, std::size_t ld,
+                                                                              std::size_t dk, float* accumulator) {
+    weighted_values<Avx512Ops>(p, stride, rows, columns, v, ld, dk, accumulator);
 }
 #endif
 
 }  // namespace
 
-TileKernels tile_kernels(bool allow_wide) {
-#ifdef ATTN_HAVE_WIDE_KERNELS
-    if (allow_wide && __builtin_cpu_supports("avx512f")) return {block_scores_16, block_weighted_values_16, 16};
+std::vector<TileKernels> available_tile_kernels() {
+    std::vector<TileKernels> variants = {
+        {block_scores_baseline, block_weighted_values_baseline, 8, "baseline"}};
+#ifdef ATTN_HAVE_X86_KERNELS
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        variants.push_back({block_scores_avx2, block_weighted_values_avx2, 8, "AVX2 + FMA"});
+#ifndef ATTN_FAST_NO_AVX512  // CMake's ATTN_FAST_AVX512=OFF
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma"))
+        variants.push_back({block_scores_avx512, block_weighted_values_avx512, 16, "AVX-512"});
 #endif
-    (void)allow_wide;
-    return {block_scores_8, block_weighted_values_8, 8};
+#endif
+    return variants;
 }
+
+TileKernels tile_kernels() { return available_tile_kernels().back(); }
 
 void pack_key_panels(const float* keys, std::size_t columns, std::size_t dk, std::size_t ld, float* packed) {
     for (std::size_t first = 0; first < columns; first += panel_width) {

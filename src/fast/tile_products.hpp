@@ -19,8 +19,8 @@
 //       a vector at a time, then one at a time.
 //
 // They are written once with GCC's vector extension, for a vector type of 8 or 16 floats, and
-// compiled for three targets: AVX-512 (16 floats), AVX2 + FMA and the x86-64 baseline (8 floats,
-// ATTN_VECTOR_CLONES); tile_kernels() picks the widest the CPU has. On a CPU whose units are 512
+// compiled for three targets: AVX-512 (16 floats), AVX2 + FMA and the baseline (8 floats);
+// tile_kernels() picks the widest the CPU has, once. On a CPU whose units are 512
 // bits wide (AMD Zen 5, Intel's server cores) AVX-512 does twice the work per instruction. Each
 // score is a sum over i in increasing order, each context value a sum over the keys in increasing
 // order, in every variant, so a query's numbers do not depend on the block it falls in.
@@ -37,6 +37,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 namespace attn::fast::detail {
 
@@ -57,10 +58,14 @@ struct TileKernels {
     void (*weighted_values)(const float* p, std::size_t stride, std::size_t rows, std::size_t columns,
                             const float* v, std::size_t ld, std::size_t dk, float* accumulator);
     std::size_t vector_floats;  // 16: AVX-512; 8: AVX2 + FMA or the baseline
+    const char* name;           // "AVX-512", "AVX2 + FMA" or "baseline"
 };
 
-/// The kernels for this CPU: the AVX-512 ones when it has AVX-512 and `allow_wide`, else the
-/// 8-float ones (AVX2 + FMA when it has them). Tests ask for both.
-TileKernels tile_kernels(bool allow_wide = true);
+/// Every variant this CPU runs, the baseline first and the widest last (AVX-512 only when the
+/// build allows it: CMake's ATTN_FAST_AVX512). Tests run them all.
+std::vector<TileKernels> available_tile_kernels();
+
+/// The widest of them: the one the tiled path uses.
+TileKernels tile_kernels();
 
 }  // namespace attn::fast::detail
