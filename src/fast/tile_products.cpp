@@ -18,24 +18,10 @@ using Vector16 = float __attribute__((vector_size(64)));
 template <class Vector>
 constexpr std::size_t lanes = sizeof(Vector) / sizeof(float);
 
-// a · b + c, a broadcast to every lane. In the AVX2 and AVX-512 variants it is one fused multiply-add (one rounding): this
-// file is always compiled with -O2 -ffp-contract=fast (CMakeLists.txt), the Debug and sanitizer
-// builds too, since without optimisation GCC forms no fused multiply-add and those builds would
-// compute other numbers. The baseline has no such instruction: two roundings.
-template <class Vector>
-struct MultiplyAdd {
-    using V = Vector;
-    [[gnu::always_inline]] static inline Vector fma(float a, Vector b, Vector c) { return a * b + c; }
-    [[gnu::always_inline]] static inline float fma(float a, float b, float c) { return a * b + c; }
-};
-using BaselineOps = MultiplyAdd<Vector8>;
-
-#if defined(__GNUC__) && defined(__x86_64__)
-#define ATTN_HAVE_X86_KERNELS 1
-using Avx2Ops = MultiplyAdd<Vector8>;
-using Avx512Ops = MultiplyAdd<Vector16>;
-#endif
-
+// Every `sum += x * vector` below is one fused multiply-add (one rounding) in the AVX2 and AVX-512
+// variants: this file is compiled with -ffp-contract=fast and, in every build type, optimised
+// (CMakeLists.txt), since without optimisation GCC forms no fused multiply-add and a Debug or
+// sanitizer build would compute other numbers. The baseline has no such instruction: two roundings.
 
 template <class Vector>
 [[gnu::always_inline]] inline Vector load(const float* p) {
@@ -51,10 +37,9 @@ template <class Vector>
 
 // 2 vectors of keys of a panel (16 keys with AVX2: half a panel; 32 with AVX-512: all of it)
 // against R ≤ 6 queries: out (R, 2·lanes) = q (R, d_k) · panel (d_k, 2·lanes of the 32).
-template <class Ops, std::size_t R>
+template <class Vector, std::size_t R>
 [[gnu::always_inline]] inline void scores_panel(const float* q, std::size_t ld, const float* panel, std::size_t dk,
                                                 float* out, std::size_t stride) {
-    using Vector = typename Ops::V;
     constexpr std::size_t L = lanes<Vector>;
     Vector low[R] = {}, high[R] = {};
     for (std::size_t i = 0; i < dk; ++i) {
@@ -63,8 +48,8 @@ template <class Ops, std::size_t R>
 #pragma GCC unroll 6
         for (std::size_t r = 0; r < R; ++r) {
             const float x = q[r * ld + i];
-            low[r] = Ops::fma(x, keys_low, low[r]);
-            high[r] = Ops::fma(x, keys_high, high[r]);
+            low[r] += x * keys_low;
+            high[r] += x * keys_high;
         }
     }
 #pragma GCC unroll 6
@@ -77,14 +62,14 @@ template <class Ops, std::size_t R>
 // alpha is applied in a pass of its own, after the products: held in a register through them, it
 // would take the one register the 12 accumulators, 2 key vectors and the broadcast leave free in
 // AVX2's 16.
-template <class Ops, std::size_t R>
+template <class Vector, std::size_t R>
 [[gnu::always_inline]] inline void scores_rows(const float* q, std::size_t ld, const float* packed,
                                                std::size_t panels, std::size_t dk, float alpha, float* scores,
                                                std::size_t stride) {
-    constexpr std::size_t keys_per_pass = 2 * lanes<typename Ops::V>;
+    constexpr std::size_t keys_per_pass = 2 * lanes<Vector>;
     for (std::size_t p = 0; p < panels; ++p)
         for (std::size_t j = 0; j < panel_width; j += keys_per_pass)
-            scores_panel<Ops, R>(q, ld, packed + p * dk * panel_width + j, dk, scores + p * panel_width + j,
+            scores_panel<Vector, R>(q, ld, packed + p * dk * panel_width + j, dk, scores + p * panel_width + j,
                                     stride);
     for (std::size_t r = 0; r < R; ++r) {
         float* row = scores + r * stride;
@@ -92,7 +77,7 @@ template <class Ops, std::size_t R>
     }
 }
 
-template <class Ops>
+template <class Vector>
 [[gnu::always_inline]] inline void scores(const float* q, std::size_t ld, std::size_t rows, const float* packed,
                                           std::size_t panels, std::size_t dk, float alpha, float* out,
                                           std::size_t stride) {
@@ -100,23 +85,22 @@ template <class Ops>
         const float* q_block = q + r * ld;
         float* block = out + r * stride;
         switch (std::min(block_rows, rows - r)) {
-            case 6: scores_rows<Ops, 6>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
-            case 5: scores_rows<Ops, 5>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
-            case 4: scores_rows<Ops, 4>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
-            case 3: scores_rows<Ops, 3>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
-            case 2: scores_rows<Ops, 2>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
-            default: scores_rows<Ops, 1>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
+            case 6: scores_rows<Vector, 6>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
+            case 5: scores_rows<Vector, 5>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
+            case 4: scores_rows<Vector, 4>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
+            case 3: scores_rows<Vector, 3>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
+            case 2: scores_rows<Vector, 2>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
+            default: scores_rows<Vector, 1>(q_block, ld, packed, panels, dk, alpha, block, stride); break;
         }
     }
 }
 
 // W vectors of columns of d_k for R ≤ 6 queries: accumulator (R, W·lanes) += P (R, columns) ·
 // V (columns, W·lanes).
-template <class Ops, std::size_t R, std::size_t W>
+template <class Vector, std::size_t R, std::size_t W>
 [[gnu::always_inline]] inline void weighted_values_columns(const float* p, std::size_t stride, std::size_t columns,
                                                            const float* v, std::size_t ld, float* accumulator,
                                                            std::size_t dk) {
-    using Vector = typename Ops::V;
     constexpr std::size_t L = lanes<Vector>;
     Vector sum[R][W];
 #pragma GCC unroll 6
@@ -128,7 +112,7 @@ template <class Ops, std::size_t R, std::size_t W>
 #pragma GCC unroll 6
         for (std::size_t r = 0; r < R; ++r) {
             const float x = p[r * stride + c];
-            for (std::size_t w = 0; w < W; ++w) sum[r][w] = Ops::fma(x, values[w], sum[r][w]);
+            for (std::size_t w = 0; w < W; ++w) sum[r][w] += x * values[w];
         }
     }
 #pragma GCC unroll 6
@@ -138,28 +122,28 @@ template <class Ops, std::size_t R, std::size_t W>
 
 // The columns of d_k two vectors at a time, then one vector, then one at a time (with AVX-512, a
 // d_k of 16n + 8 leaves 8 columns to the last loop).
-template <class Ops, std::size_t R>
+template <class Vector, std::size_t R>
 [[gnu::always_inline]] inline void weighted_values_rows(const float* p, std::size_t stride, std::size_t columns,
                                                         const float* v, std::size_t ld, std::size_t dk,
                                                         float* accumulator) {
-    constexpr std::size_t L = lanes<typename Ops::V>;
+    constexpr std::size_t L = lanes<Vector>;
     std::size_t i = 0;
     for (; i + 2 * L <= dk; i += 2 * L)
-        weighted_values_columns<Ops, R, 2>(p, stride, columns, v + i, ld, accumulator + i, dk);
+        weighted_values_columns<Vector, R, 2>(p, stride, columns, v + i, ld, accumulator + i, dk);
     if (i + L <= dk) {
-        weighted_values_columns<Ops, R, 1>(p, stride, columns, v + i, ld, accumulator + i, dk);
+        weighted_values_columns<Vector, R, 1>(p, stride, columns, v + i, ld, accumulator + i, dk);
         i += L;
     }
     for (; i < dk; ++i) {
         for (std::size_t r = 0; r < R; ++r) {
             float sum = accumulator[r * dk + i];
-            for (std::size_t c = 0; c < columns; ++c) sum = Ops::fma(p[r * stride + c], v[c * ld + i], sum);
+            for (std::size_t c = 0; c < columns; ++c) sum += p[r * stride + c] * v[c * ld + i];
             accumulator[r * dk + i] = sum;
         }
     }
 }
 
-template <class Ops>
+template <class Vector>
 [[gnu::always_inline]] inline void weighted_values(const float* p, std::size_t stride, std::size_t rows,
                                                    std::size_t columns, const float* v, std::size_t ld,
                                                    std::size_t dk, float* accumulator) {
@@ -167,12 +151,12 @@ template <class Ops>
         const float* p_block = p + r * stride;
         float* out = accumulator + r * dk;
         switch (std::min(block_rows, rows - r)) {
-            case 6: weighted_values_rows<Ops, 6>(p_block, stride, columns, v, ld, dk, out); break;
-            case 5: weighted_values_rows<Ops, 5>(p_block, stride, columns, v, ld, dk, out); break;
-            case 4: weighted_values_rows<Ops, 4>(p_block, stride, columns, v, ld, dk, out); break;
-            case 3: weighted_values_rows<Ops, 3>(p_block, stride, columns, v, ld, dk, out); break;
-            case 2: weighted_values_rows<Ops, 2>(p_block, stride, columns, v, ld, dk, out); break;
-            default: weighted_values_rows<Ops, 1>(p_block, stride, columns, v, ld, dk, out); break;
+            case 6: weighted_values_rows<Vector, 6>(p_block, stride, columns, v, ld, dk, out); break;
+            case 5: weighted_values_rows<Vector, 5>(p_block, stride, columns, v, ld, dk, out); break;
+            case 4: weighted_values_rows<Vector, 4>(p_block, stride, columns, v, ld, dk, out); break;
+            case 3: weighted_values_rows<Vector, 3>(p_block, stride, columns, v, ld, dk, out); break;
+            case 2: weighted_values_rows<Vector, 2>(p_block, stride, columns, v, ld, dk, out); break;
+            default: weighted_values_rows<Vector, 1>(p_block, stride, columns, v, ld, dk, out); break;
         }
     }
 }
@@ -181,26 +165,27 @@ template <class Ops>
 // (not an ifunc, as target_clones makes): so the sanitizer build runs them too.
 void block_scores_baseline(const float* q, std::size_t ld, std::size_t rows, const float* packed, std::size_t panels,
                            std::size_t dk, float alpha, float* out, std::size_t stride) {
-    scores<BaselineOps>(q, ld, rows, packed, panels, dk, alpha, out, stride);
+    scores<Vector8>(q, ld, rows, packed, panels, dk, alpha, out, stride);
 }
 
 void block_weighted_values_baseline(const float* p, std::size_t stride, std::size_t rows, std::size_t columns,
                                     const float* v, std::size_t ld, std::size_t dk, float* accumulator) {
-    weighted_values<BaselineOps>(p, stride, rows, columns, v, ld, dk, accumulator);
+    weighted_values<Vector8>(p, stride, rows, columns, v, ld, dk, accumulator);
 }
 
-#ifdef ATTN_HAVE_X86_KERNELS
+#if defined(__GNUC__) && defined(__x86_64__)
+#define ATTN_HAVE_X86_KERNELS 1
 __attribute__((target("avx2,fma"))) void block_scores_avx2(const float* q, std::size_t ld, std::size_t rows,
                                                            const float* packed, std::size_t panels, std::size_t dk,
                                                            float alpha, float* out, std::size_t stride) {
-    scores<Avx2Ops>(q, ld, rows, packed, panels, dk, alpha, out, stride);
+    scores<Vector8>(q, ld, rows, packed, panels, dk, alpha, out, stride);
 }
 
 __attribute__((target("avx2,fma"))) void block_weighted_values_avx2(const float* p, std::size_t stride,
                                                                     std::size_t rows, std::size_t columns,
                                                                     const float* v, std::size_t ld, std::size_t dk,
                                                                     float* accumulator) {
-    weighted_values<Avx2Ops>(p, stride, rows, columns, v, ld, dk, accumulator);
+    weighted_values<Vector8>(p, stride, rows, columns, v, ld, dk, accumulator);
 }
 
 // Where the CPU's units are 512 bits wide (AMD Zen 5, Intel's server cores) AVX-512 does twice the
@@ -209,14 +194,14 @@ __attribute__((target("avx512f,avx2,fma"))) void block_scores_avx512(const float
                                                                      const float* packed, std::size_t panels,
                                                                      std::size_t dk, float alpha, float* out,
                                                                      std::size_t stride) {
-    scores<Avx512Ops>(q, ld, rows, packed, panels, dk, alpha, out, stride);
+    scores<Vector16>(q, ld, rows, packed, panels, dk, alpha, out, stride);
 }
 
 __attribute__((target("avx512f,avx2,fma"))) void block_weighted_values_avx512(const float* p, std::size_t stride,
                                                                               std::size_t rows, std::size_t columns,
                                                                               const float* v, std::size_t ld,
                                                                               std::size_t dk, float* accumulator) {
-    weighted_values<Avx512Ops>(p, stride, rows, columns, v, ld, dk, accumulator);
+    weighted_values<Vector16>(p, stride, rows, columns, v, ld, dk, accumulator);
 }
 #endif
 
