@@ -6,6 +6,7 @@
 
 #include "attn/shape.hpp"
 #include "tutor/language.hpp"
+#include "tutor/text_layout.hpp"
 
 namespace attn::tutor {
 
@@ -85,10 +86,10 @@ std::string Comparison::summary() const {
     std::size_t count = 1;
     for (std::size_t size : expected_shape) count *= size;
     std::string text = "max |Δ| " + format_difference(max_abs_difference);
-    if (passed) return text + " " + trf("over {1} values", {std::to_string(count)});
+    if (passed) return text + " " + trf("over {1} values", {grouped_number(count)});
     return text + " · " +
            trf("{1} of {2} values differ; first at {3}: expected {4}, got {5} (allowed ±{6})",
-               {std::to_string(mismatches), std::to_string(count), index_string(worst), number(worst_expected),
+               {grouped_number(mismatches), grouped_number(count), index_string(worst), number(worst_expected),
                 number(worst_got), number(worst_allowed)});
 }
 
