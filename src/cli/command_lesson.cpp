@@ -35,6 +35,16 @@ std::size_t first_step(const tutor::Walkthrough& walkthrough, const LessonOption
                                  std::to_string(walkthrough.steps.front().number), std::to_string(walkthrough.steps.back().number)}));
 }
 
+// A command in `backquotes` kept on one line ("`attn exercise 1`", never "`attn exercise" / "1`").
+std::string commands_whole(std::string text) {
+    bool inside = false;
+    for (char& c : text) {
+        if (c == '`') inside = !inside;
+        else if (inside && c == ' ') c = tutor::unbreakable_space;
+    }
+    return text;
+}
+
 // The totals and the student's next move, after the last step. Paths are named from the working
 // folder when they are inside it, else from the lessons folder's parent (the document) or the
 // repository (the exercise): short, and never the build's absolute source path.
@@ -52,9 +62,9 @@ std::string closing(const tutor::Terminal& terminal, const tutor::Walkthrough& w
     for (const auto& exercise : tutor::list_exercises(repository)) {
         if (exercise.number != walkthrough.lesson_number) continue;
         out += "\n" + tutor::wrap_words(paint(terminal, tutor::Style::accent, tutor::tr("Your turn:")) + " " +
-                                            tutor::trf("implement this lesson yourself in {1} and check it with `attn exercise {2}`.",
-                                                       {tutor::display_path(exercise.student_path, width - 4, repository),
-                                                        std::to_string(walkthrough.lesson_number)}),
+                                            commands_whole(tutor::trf("implement this lesson yourself in {1} and check it with `attn exercise {2}`.",
+                                                                      {tutor::display_path(exercise.student_path, width - 4, repository),
+                                                                       std::to_string(walkthrough.lesson_number)})),
                                         width, "  ", "  ");
     }
     return out;

@@ -52,14 +52,12 @@ std::string unbroken(std::string phrase) {
     return phrase;
 }
 
-// "✓ name: expected (README.md:12) = got · max |Δ| … over N values" on one line when it fits the
-// width; else the verdict on the first line and the difference's summary, whole, on the second,
-// indented under the name, so that no line ends with a lone word of either. `head` is the mark,
-// the name and the verdict; `where` the document's line, kept whole.
-std::string check_line(const std::string& head, const std::string& summary, std::size_t width) {
-    const std::string one_line = head + " " + summary;
-    if (visible_width("  " + one_line) <= width) return "  " + one_line + "\n";
-    return wrap_words(head, width, "  ", "    ") + wrap_words(unbroken(summary), width, "    ", "    ");
+// "✓ name: expected (README.md:12) = got · max |Δ| … over N values" in lines of the width, cut only
+// between its three phrases — the mark and the name, the verdict, the difference's summary — so
+// that no line ends with a lone word of one; the lines after the first are indented under the name.
+// A phrase wider than a whole line is wrapped at its spaces.
+std::string check_line(const std::string& name, const std::string& verdict, const std::string& summary, std::size_t width) {
+    return wrap_words(unbroken(name) + " " + unbroken(verdict) + " " + unbroken(summary), width, "  ", "    ");
 }
 
 }  // namespace
@@ -121,9 +119,8 @@ std::string describe_check(const Terminal& terminal, const LessonRun& run, const
     };
     std::string text;
     if (check.comparison.passed) {
-        text = check_line(paint(terminal, Style::good, "✓") + " " + block.name + example_suffix(block) + ": " +
-                              trf("expected ({1}) = got", {unbroken(where)}),
-                          "· " + check.comparison.summary(), terminal.width);
+        text = check_line(paint(terminal, Style::good, "✓") + " " + block.name + example_suffix(block) + ":",
+                          trf("expected ({1}) = got", {where}), "· " + check.comparison.summary(), terminal.width);
         // Equal within the written digits but printed differently (a rounding boundary, or a
         // document written with more digits): show what the document says too.
         if (normalized(block.text) != normalized(format_like_pytorch(check.got))) {
@@ -131,9 +128,8 @@ std::string describe_check(const Terminal& terminal, const LessonRun& run, const
         }
         return text;
     }
-    text = check_line(paint(terminal, Style::bad, "✗") + " " + block.name + example_suffix(block) + " " +
-                          trf("differs from the document ({1}):", {unbroken(where)}),
-                      check.comparison.summary(), terminal.width);
+    text = check_line(paint(terminal, Style::bad, "✗") + " " + block.name + example_suffix(block),
+                      trf("differs from the document ({1}):", {where}), check.comparison.summary(), terminal.width);
     text += fit_to_width("    " + tr("expected, as written in the document:"), terminal.width) + "\n" + as_written(block.text);
     text += "    " + tr("got:") + "\n" + indent_lines(format_to_fit(check.got, expected_indent, terminal.width), std::string(expected_indent, ' '));
     return text;
@@ -152,8 +148,9 @@ std::string display_path(const std::string& path, std::size_t width, const std::
     // The path below `folder`, or empty when it is not inside it.
     const auto inside = [&absolute](const fs::path& folder) {
         std::error_code ignored;
-        const fs::path canonical = fs::weakly_canonical(fs::absolute(folder, ignored), ignored);
+        fs::path canonical = fs::weakly_canonical(fs::absolute(folder, ignored), ignored);
         if (ignored || canonical.empty()) return fs::path();
+        if (canonical.filename().empty()) canonical = canonical.parent_path();  // "folder/" is "folder"
         const fs::path relative = absolute.lexically_relative(canonical);
         return relative.empty() || relative.native().rfind("..", 0) == 0 ? fs::path() : relative;
     };

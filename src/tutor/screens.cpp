@@ -189,7 +189,7 @@ std::string status_bar(const Walkthrough& walkthrough, const Screen& screen, con
              {tr("Enter/space: next · b: back · s: end of step · g N: go to step · q: quit"),
               tr("Enter: next · b: back · s: end of step · g N: step · q: quit"),
               tr("Enter/space: next · b: back · g N: go to step · q: quit"), tr("Enter: next · b: back · g N: step · q: quit"),
-              std::string("Enter · b · s · g N · q")}) {
+              std::string("Enter · b · s · g N · q"), std::string("Enter · b · q"), std::string()}) {
             left = " " + controls;
             if (visible_width(left) + gap + visible_width(where) <= width) break;
         }
