@@ -111,3 +111,50 @@ TEST_CASE("lesson screens - the two tensors of lesson 3's reshape trap share a s
     const auto narrow = run_attn({"lesson", "3", "--no-pause", "--width", "60", "--step", "8"});
     CHECK_THAT(narrow.out, Catch::Contains("\n  reshaped  (B, 2H, S) = (2, 6, 2)\n  tensor([[[1., 2.],\n           [3., 7.],"));
 }
+
+namespace {
+
+std::vector<std::string> lines_in(const std::string& text) {
+    std::vector<std::string> lines;
+    std::size_t start = 0;
+    for (std::size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) lines.push_back(text.substr(start, end - start));
+    return lines;
+}
+
+}  // namespace
+
+TEST_CASE("lesson screens - at 80x24 a heat map's caption, grid and legend share a screen, and so do a diagram's lines",
+          "[cli][lessons][lesson04][lesson05]") {
+    for (const std::string language : {"en", "es"}) {
+        // Lesson 5, steps 9 to 11: four (B, h) grids of three queries each, about 26 rows in all.
+        for (const std::string step : {"9", "10", "11"}) {
+            const auto r = run_attn({"lesson", "5", "--screens", "--width", "80", "--height", "24", "--step", step, "--lang", language});
+            REQUIRE(r.exit_code == 0);
+            std::size_t captions = 0;
+            for (std::size_t start = 0, end; (end = r.out.find("\n\f\n", start)) != std::string::npos; start = end + 3) {
+                const auto rows = lines_in(r.out.substr(start, end - start + 1));
+                for (std::size_t i = 0; i < rows.size(); ++i) {
+                    if (rows[i].rfind("  B ", 0) != 0 || rows[i].find(" · h ") == std::string::npos) continue;
+                    ++captions;
+                    INFO(language << " step " << step << ":\n" << r.out.substr(start, end - start));
+                    REQUIRE(i + 5 < rows.size());  // caption, column labels, three rows, legend
+                    CHECK((rows[i + 5].rfind("  min ", 0) == 0 || rows[i + 5].rfind("  every cell", 0) == 0 ||
+                           rows[i + 5].rfind("  cada celda", 0) == 0));
+                }
+            }
+            CHECK(captions >= 4);
+        }
+        // Lesson 4, step 11: the two alignments' captions and their grids.
+        const auto four = run_attn({"lesson", "4", "--screens", "--width", "80", "--height", "24", "--step", "11", "--lang", language});
+        REQUIRE(four.exit_code == 0);
+        // The screen that shows the diagram's first caption line ("triu(ones(T, S), 1) …" in both
+        // editions) shows its last grid row too.
+        const std::size_t caption = four.out.find("    triu(ones(T, S), 1) ");
+        REQUIRE(caption != std::string::npos);
+        const std::size_t screen_end = four.out.find("\n\f\n", caption);
+        const std::string screen = four.out.substr(four.out.rfind("\f", caption) + 1, screen_end - four.out.rfind("\f", caption));
+        INFO(screen);
+        CHECK_THAT(screen, Catch::Contains("    q1  [    0,  0, −∞, −∞ ]             q1  [    0,  0,  0,  0 ]"));
+        CHECK(screen.find("k0  k1  k2  k3") > screen.find("triu(ones(T, S), 1)"));
+    }
+}
