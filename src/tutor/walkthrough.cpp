@@ -116,10 +116,47 @@ void add_brief(WalkStep& step, const std::string& line) {
     step.parts.back().keep = {{0, line_count(step.parts.back().text)}};
 }
 
+// Each input shown whole so far, and the number of its step.
+using ShownInputs = std::vector<std::pair<const LessonBlock*, int>>;
+
+// An input block: whole the first time, one line when the class has seen it (`brief`, or the same
+// name and values earlier in the lesson) unless every input is asked for.
+void add_input(WalkStep& step, const Terminal& terminal, const LessonRun& run, const LessonBlock& block, TensorView view,
+               InputView inputs, ShownInputs& shown) {
+    const auto earlier = std::find_if(shown.begin(), shown.end(), [&block](const auto& input) {
+        return input.first->name == block.name && input.first->literal.tensor == block.literal.tensor;
+    });
+    if (inputs == InputView::new_ones && (block.brief || earlier != shown.end())) {
+        const std::string seen = earlier == shown.end() ? "" : trf("as in step {1}", {std::to_string(earlier->second)});
+        add_brief(step, brief_input(terminal, run, block, seen));
+        return;
+    }
+    shown.emplace_back(&block, step.number);
+    step.parts.push_back(tensor_part(terminal, tr("input") + " ", block, block.literal.tensor, view, ""));
+}
+
+// An expect block: the computed tensor and its check; beside the earlier block it names, when
+// the two fit the width side by side.
+WalkPart expect_part(const Terminal& terminal, const LessonRun& run, int index, TensorView view) {
+    const LessonBlock& block = run.document.blocks[static_cast<std::size_t>(index)];
+    const CheckResult* check = run.check_for_block(index);
+    WalkPart part = tensor_part(terminal, "", block, check->got, view, describe_check(terminal, run, *check));
+    const LessonBlock* other = block.beside.empty() ? nullptr : run.document.find_block(block.example, block.beside);
+    if (other == nullptr) return part;
+    const CheckResult* other_check = run.check_for_block(static_cast<int>(other - run.document.blocks.data()));
+    const std::string pair = side_by_side(describe_tensor(terminal, "", *other, other_check ? other_check->got : other->literal.tensor),
+                                          describe_tensor(terminal, "", block, check->got), terminal.width);
+    if (!pair.empty()) {
+        part.text = pair + describe_check(terminal, run, *check);
+        part.keep = {{0, line_count(part.text)}};
+    }
+    return part;
+}
+
 }  // namespace
 
 Walkthrough build_walkthrough(const LessonRun& run, const Terminal& terminal, TensorView view, InputView inputs) {
-    std::vector<std::pair<const LessonBlock*, int>> shown_inputs;  // each input shown whole, and its step's number
+    ShownInputs shown_inputs;
     Walkthrough walkthrough;
     walkthrough.lesson_number = run.info.number;
     walkthrough.lesson_title = plain_heading(run.document.title);
@@ -140,33 +177,8 @@ Walkthrough build_walkthrough(const LessonRun& run, const Terminal& terminal, Te
                 continue;
             }
             const LessonBlock& block = run.document.blocks[static_cast<std::size_t>(segment.block)];
-            if (block.kind == LessonBlock::Kind::input) {
-                const auto earlier = std::find_if(shown_inputs.begin(), shown_inputs.end(), [&block](const auto& shown) {
-                    return shown.first->name == block.name && shown.first->literal.tensor == block.literal.tensor;
-                });
-                if (inputs == InputView::new_ones && (block.brief || earlier != shown_inputs.end())) {
-                    const std::string seen =
-                        earlier == shown_inputs.end() ? "" : trf("as in step {1}", {std::to_string(earlier->second)});
-                    add_brief(step, brief_input(terminal, run, block, seen));
-                    continue;
-                }
-                shown_inputs.emplace_back(&block, step.number);
-                step.parts.push_back(tensor_part(terminal, tr("input") + " ", block, block.literal.tensor, view, ""));
-                continue;
-            }
-            const CheckResult* check = run.check_for_block(segment.block);
-            WalkPart part = tensor_part(terminal, "", block, check->got, view, describe_check(terminal, run, *check));
-            if (const LessonBlock* other = block.beside.empty() ? nullptr : run.document.find_block(block.example, block.beside)) {
-                const CheckResult* other_check = run.check_for_block(static_cast<int>(other - run.document.blocks.data()));
-                const DynamicTensor& other_tensor = other_check ? other_check->got : other->literal.tensor;
-                const std::string pair = side_by_side(describe_tensor(terminal, "", *other, other_tensor),
-                                                      describe_tensor(terminal, "", block, check->got), terminal.width);
-                if (!pair.empty()) {
-                    part.text = pair + describe_check(terminal, run, *check);
-                    part.keep = {{0, line_count(part.text)}};
-                }
-            }
-            step.parts.push_back(std::move(part));
+            if (block.kind == LessonBlock::Kind::input) add_input(step, terminal, run, block, view, inputs, shown_inputs);
+            else step.parts.push_back(expect_part(terminal, run, segment.block, view));
         }
         walkthrough.steps.push_back(std::move(step));
     }
