@@ -109,18 +109,3 @@ TEST_CASE("brief marks an input seen in an earlier lesson, and only an input", "
     CHECK_THROWS_WITH(parse_lesson_document("# L\n\n```attn expect y brief\n[1]\n```\n", "lessons/09-test/README.md"),
                       Catch::Contains("README.md:3") && Catch::Contains("brief belongs to input blocks"));
 }
-
-TEST_CASE("beside names an earlier block of the same example", "[lesson_document]") {
-    const std::string two = "# L\n\n```attn input a\n[1]\n```\n\n```attn expect b beside=a\n[2]\n```\n";
-    const auto doc = parse_lesson_document(two, "lessons/09-test/README.md");
-    REQUIRE(doc.blocks.size() == 2);
-    CHECK(doc.blocks[1].beside == "a");
-    CHECK(doc.find_block("main", "a") == &doc.blocks[0]);
-    CHECK(doc.find_block("other", "a") == nullptr);
-    CHECK_THROWS_WITH(parse_lesson_document("# L\n\n```attn input a\n[1]\n```\n\n```attn expect b beside=c\n[2]\n```\n",
-                                            "lessons/09-test/README.md"),
-                      Catch::Contains("README.md:7") && Catch::Contains("beside=c: no earlier block 'c'"));
-    CHECK_THROWS_WITH(parse_lesson_document("# L\n\n```attn input a example=x\n[1]\n```\n\n```attn input b beside=a\n[2]\n```\n",
-                                            "lessons/09-test/README.md"),
-                      Catch::Contains("in example 'main'"));
-}

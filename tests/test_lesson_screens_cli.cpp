@@ -1,8 +1,8 @@
 // What `attn lesson` shows, through the real program: a lesson found by its folder name or its
 // slug in any case; inputs written as whole numbers printed as PyTorch prints an int64 tensor;
 // 0/1 flags printed as a tensor, not shaded; inputs the class has seen summarised on one line
-// (whole with --all-inputs); a trap's two tensors side by side; the closing screen's paths short
-// and whole, also with --lessons-dir.
+// (whole with --all-inputs); the closing screen's paths short and whole, also with --lessons-dir;
+// heat maps and diagrams not cut across screens.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -96,20 +96,6 @@ TEST_CASE("lesson screens - the closing screen names the document and the exerci
         CHECK_THAT(folded, Catch::Contains(" in lessons/01-dot-product/exercise/exercise.cpp and check it with `attn exercise 1`."));
         CHECK_THAT(closing, !Catch::Contains("…") && !Catch::Contains(copy.path()));
     }
-}
-
-TEST_CASE("lesson screens - the two tensors of lesson 3's reshape trap share a screen, side by side", "[cli][lessons][lesson03]") {
-    for (const std::string language : {"en", "es"}) {
-        const auto r = run_attn({"lesson", "3", "--screens", "--width", "80", "--height", "24", "--step", "8", "--lang", language});
-        REQUIRE(r.exit_code == 0);
-        INFO(r.out);
-        CHECK_THAT(r.out, Catch::Contains("  transposed  (B, 2H, S) = (2, 6, 2)     reshaped  (B, 2H, S) = (2, 6, 2)\n"
-                                          "  tensor([[[1., 2.],                     tensor([[[1., 2.],\n"
-                                          "           [2., 2.],                              [3., 7.],\n"));
-    }
-    // Too narrow for both: the reshaped tensor alone.
-    const auto narrow = run_attn({"lesson", "3", "--no-pause", "--width", "60", "--step", "8"});
-    CHECK_THAT(narrow.out, Catch::Contains("\n  reshaped  (B, 2H, S) = (2, 6, 2)\n  tensor([[[1., 2.],\n           [3., 7.],"));
 }
 
 namespace {

@@ -91,15 +91,12 @@ LessonBlock parse_info_string(const std::string& info, const std::string& path, 
             block.row_labels = comma_list(key, value);
         } else if (key == "columns") {
             block.column_labels = comma_list(key, value);
-        } else if (key == "beside") {
-            if (!is_identifier(value)) fail(path, line, "beside=" + value + ": expected the name of an earlier block");
-            block.beside = value;
         } else if (key == "atol") {
             block.absolute_tolerance = parse_tolerance(path, line, key, value);
         } else if (key == "rtol") {
             block.relative_tolerance = parse_tolerance(path, line, key, value);
         } else {
-            fail(path, line, "unknown attribute '" + key + "'; expected example=, shape=, atol=, rtol=, heatmap, brief, beside=, rows= or columns=");
+            fail(path, line, "unknown attribute '" + key + "'; expected example=, shape=, atol=, rtol=, heatmap, brief, rows= or columns=");
         }
     }
     if (block.kind == LessonBlock::Kind::input && (block.absolute_tolerance || block.relative_tolerance)) {
@@ -132,16 +129,6 @@ std::map<std::string, DynamicTensor> LessonDocument::inputs(const std::string& e
         if (block.kind == LessonBlock::Kind::input && block.example == example) tensors[block.name] = block.literal.tensor;
     }
     return tensors;
-}
-
-const LessonBlock* LessonDocument::find_block(const std::string& example, const std::string& name) const {
-    const LessonBlock* found = nullptr;
-    for (const auto& block : blocks) {
-        if (block.example != example || block.name != name) continue;
-        if (block.kind == LessonBlock::Kind::expect) return &block;
-        found = &block;
-    }
-    return found;
 }
 
 LessonDocument parse_lesson_document(const std::string& markdown, const std::string& path) {
@@ -219,11 +206,6 @@ LessonDocument parse_lesson_document(const std::string& markdown, const std::str
                     fail(path, number, "columns= gives " + std::to_string(block.column_labels.size()) + " labels but '" +
                                            block.name + "' has " + std::to_string(columns) + " columns");
                 }
-            }
-            if (!block.beside.empty() && !seen.count("input " + block.example + " " + block.beside) &&
-                !seen.count("expect " + block.example + " " + block.beside)) {
-                fail(path, number, "beside=" + block.beside + ": no earlier block '" + block.beside + "' in example '" +
-                                       block.example + "' to show next to '" + block.name + "'");
             }
             const std::string key = std::string(block.kind == LessonBlock::Kind::input ? "input" : "expect") + " " +
                                     block.example + " " + block.name;

@@ -14,8 +14,7 @@
 // Attributes: example=NAME (default "main"), shape=LETTERS (the shape legend, checked against the
 // rank), atol=X and rtol=X (extra tolerance on top of the written digits), heatmap (draw the
 // tensor as a shaded grid too) with rows=LABELS and columns=LABELS (token labels of the grid),
-// brief (an input the class saw in an earlier lesson: one line on screen), beside=NAME (shown next
-// to the earlier block NAME of its example, to compare the two). The `# ` line is the
+// brief (an input the class saw in an earlier lesson: one line on screen). The `# ` line is the
 // title, each `## ` section is one step of the walkthrough. docs/lesson-format.md is the full spec.
 #pragma once
 
@@ -38,7 +37,6 @@ struct LessonBlock {
     bool heatmap = false;                                  // `heatmap`: also draw it as a shaded grid
     std::vector<std::string> row_labels, column_labels;   // rows=a,b,c columns=x,y (heatmap labels)
     bool brief = false;    // `brief` (inputs): seen in an earlier lesson, shown as one line
-    std::string beside;    // beside=NAME: an earlier block of the example to show next to this one
     int line = 0;          // the line of the opening fence
     std::string text;      // the literal as written
     TensorLiteral literal;
@@ -67,8 +65,6 @@ struct LessonDocument {
     std::vector<std::string> examples() const;
     /// The input tensors of one example, by name.
     std::map<std::string, DynamicTensor> inputs(const std::string& example) const;
-    /// The block `name` of `example` (its expect block when there are both); null when none.
-    const LessonBlock* find_block(const std::string& example, const std::string& name) const;
 };
 
 /// The largest lesson document read (4 MiB; the longest lesson is about 40 kB).

@@ -82,23 +82,6 @@ WalkPart tensor_part(const Terminal& terminal, const std::string& label, const L
     return part;
 }
 
-// Two blocks' texts side by side, three columns apart, to compare them on one screen (a trap's
-// two tensors); empty when they are too wide for the terminal together.
-std::string side_by_side(const std::string& left, const std::string& right, std::size_t width) {
-    constexpr std::size_t gap = 3;
-    const std::size_t left_width = widest_line(left);
-    if (left_width + gap + widest_line(right) > width) return "";
-    const std::vector<std::string> lefts = split_lines(left), rights = split_lines(right);
-    std::string out;
-    for (std::size_t i = 0; i < std::max(lefts.size(), rights.size()); ++i) {
-        const std::string a = i < lefts.size() ? lefts[i] : "", b = i < rights.size() ? rights[i] : "";
-        std::string line = b.empty() ? a : a + std::string(left_width - visible_width(a) + gap, ' ') + b;
-        while (!line.empty() && line.back() == ' ') line.pop_back();
-        out += line + "\n";
-    }
-    return out;
-}
-
 // "  input w_q  (D, D) = (4, 4) · as in step 2": an input the class has seen, on one line.
 std::string brief_input(const Terminal& terminal, const LessonRun& run, const LessonBlock& block, const std::string& seen) {
     std::string title = describe_tensor_title(terminal, tr("input") + " ", block, block.literal.tensor);
@@ -135,22 +118,11 @@ void add_input(WalkStep& step, const Terminal& terminal, const LessonRun& run, c
     step.parts.push_back(tensor_part(terminal, tr("input") + " ", block, block.literal.tensor, view, ""));
 }
 
-// An expect block: the computed tensor and its check; beside the earlier block it names, when
-// the two fit the width side by side.
+// An expect block: the computed tensor and its check.
 WalkPart expect_part(const Terminal& terminal, const LessonRun& run, int index, TensorView view) {
     const LessonBlock& block = run.document.blocks[static_cast<std::size_t>(index)];
     const CheckResult* check = run.check_for_block(index);
-    WalkPart part = tensor_part(terminal, "", block, check->got, view, describe_check(terminal, run, *check));
-    const LessonBlock* other = block.beside.empty() ? nullptr : run.document.find_block(block.example, block.beside);
-    if (other == nullptr) return part;
-    const CheckResult* other_check = run.check_for_block(static_cast<int>(other - run.document.blocks.data()));
-    const std::string pair = side_by_side(describe_tensor(terminal, "", *other, other_check ? other_check->got : other->literal.tensor),
-                                          describe_tensor(terminal, "", block, check->got), terminal.width);
-    if (!pair.empty()) {
-        part.text = pair + describe_check(terminal, run, *check);
-        part.keep = {{0, line_count(part.text)}};
-    }
-    return part;
+    return tensor_part(terminal, "", block, check->got, view, describe_check(terminal, run, *check));
 }
 
 }  // namespace
