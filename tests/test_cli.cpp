@@ -437,7 +437,7 @@ TEST_CASE("cli - lessons 4 and 5 walk every step with a passing check", "[cli][l
                                            "           [0.4568, 0.5432, 0.0000],\n"
                                            "           [0.3219, 0.3332, 0.3449],\n"
                                            "           [0.2309, 0.5130, 0.5260]]])"));
-    CHECK_THAT(causal.out, Catch::Contains("✓ weights [example cross]") && Catch::Contains("✓ dot_std [example spread]"));
+    CHECK_THAT(causal.out, Catch::Contains("✓ weights_top_left [example kv_cache]") && Catch::Contains("✓ dot_std [example spread]"));
     CHECK_THAT(causal.out, Catch::Contains(" 0 failed") && !Catch::Contains("✗"));
 
     const auto heads = run_attn({"lesson", "multi-head-attention", "--no-pause"});
