@@ -14,7 +14,7 @@
 //     tile_computed (n_T, n_S)     1 where the tile was computed, 0 where the causal mask skipped it
 //     tiles_skipped (B)            how many were skipped
 //     rescale_at_tile, m_after_tile, l_after_tile (B, T, n_S)   per query, after each key tile
-//     acc_after_tile (B, T, n_S, d_v)                           the accumulator, likewise
+//     acc_after_tile (B, n_S, T, d_v)   the accumulator after each key tile, one (T, d_v) block per tile
 #include <cmath>
 #include <string>
 #include <vector>
@@ -77,14 +77,14 @@ Tensor3 recompute_weights(const Tensor3& masked_scores, const OnlineSoftmaxResul
     return weights;
 }
 
-// Many queries: the map of computed and skipped tiles, and each query's rescale factor, m, l and
-// accumulator after each key tile, one column per key tile.
+// Many queries: the map of computed and skipped tiles; each query's rescale factor, m and l after
+// each key tile, one column per key tile; and the accumulators after each key tile, one block each.
 void add_tile_maps(const OnlineSoftmaxResult& online, std::size_t B, std::size_t T, std::size_t d_v, std::size_t query_tile,
                    std::size_t key_tile, std::size_t query_tiles, std::size_t key_tiles, NamedTensors& out) {
     Matrix computed = xt::zeros<double>({query_tiles, key_tiles});
     Vector skipped = xt::zeros<double>({B});
     Tensor3 rescale = xt::zeros<double>({B, T, key_tiles}), m = rescale, l = rescale;
-    Tensor4 acc = xt::zeros<double>({B, T, key_tiles, d_v});
+    Tensor4 acc = xt::zeros<double>({B, key_tiles, T, d_v});
     for (const OnlineSoftmaxTile& tile : online.trace) {
         const std::size_t row = tile.first_query / query_tile, column = tile.first_key / key_tile;
         computed(row, column) = tile.skipped ? 0.0 : 1.0;
@@ -93,7 +93,7 @@ void add_tile_maps(const OnlineSoftmaxResult& online, std::size_t B, std::size_t
             rescale(tile.batch, tile.first_query + i, column) = tile.rescale(i);
             m(tile.batch, tile.first_query + i, column) = tile.running_max(i);
             l(tile.batch, tile.first_query + i, column) = tile.running_sum(i);
-            for (std::size_t v = 0; v < d_v; ++v) acc(tile.batch, tile.first_query + i, column, v) = tile.accumulator(i, v);
+            for (std::size_t v = 0; v < d_v; ++v) acc(tile.batch, column, tile.first_query + i, v) = tile.accumulator(i, v);
         }
     }
     out["tile_computed"] = computed;
