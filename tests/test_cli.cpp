@@ -461,7 +461,7 @@ TEST_CASE("cli - compute self-attention and mha match PyTorch with their options
         {"self-attention", "self-attention-b1-t1", {"--causal"}},
         {"self-attention", "self-attention-float64", {"--causal"}},
         {"mha", "mha-self", {"--heads", "2"}},
-        {"mha", "mha-self-no-wo", {"--heads", "4"}},
+        {"mha", "mha-self-no-wo", {"--heads", "4", "--no-output-projection"}},
         {"mha", "mha-padding", {"--heads", "2"}},
         {"mha", "mha-causal-cross", {"--heads", "4", "--causal"}},
         {"mha", "mha-causal-left-padding", {"--heads", "2", "--causal"}},
@@ -535,7 +535,7 @@ TEST_CASE("cli - compute mha and self-attention bad input is exit 2 naming tenso
     SECTION("b_o without w_o") {
         const std::string in = copy_inputs("mha-padding", dir.path());
         fs::remove(in + "/w_o.npy");
-        expect_error({"compute", "mha", "--in", in, "--heads", "2"}, {"b_o is given without w_o"});
+        expect_error({"compute", "mha", "--in", in, "--heads", "2"}, {"missing weight 'w_o'", "while b_o is given"});
     }
     SECTION("options a module does not use") {
         write_lesson_inputs(dir.path());

@@ -110,7 +110,7 @@ void residual_layer_norm_row(const float* a, const float* b, const float* bias, 
 /// out = a + b + bias over one row (the pre-norm residual); bias may be null.
 void residual_row(const float* a, const float* b, const float* bias, float* out, std::size_t D);
 
-/// x = activation(x + bias) over one row of F values; bias may be null. gelu is the exact x·Φ(x).
+/// x = activation(x + bias) over one row of F values; bias may be null. gelu is the exact x·Φ(x), gelu_tanh PyTorch's tanh form.
 void bias_activation_row(float* x, const float* bias, std::size_t F, Activation activation);
 
 }  // namespace attn::fast::detail
