@@ -632,14 +632,14 @@ TEST_CASE("cli - compute encoder-layer bad input is exit 2 naming the tensor and
     };
     expect_error({"--heads", "2", "--eps", "0"}, {"--eps must be a positive number"});
     expect_error({"--heads", "2", "--eps", "-1e-5"}, {"--eps must be a positive number"});
-    expect_error({"--heads", "2", "--activation", "swish"}, {"unknown activation 'swish'; expected relu or gelu"});
+    expect_error({"--heads", "2", "--activation", "swish"}, {"unknown activation 'swish'; expected relu, gelu (the exact erf form) or gelu-tanh"});
     expect_error({}, {"encoder-layer needs the number of heads"});
     expect_error({"--heads", "3"}, {"not a multiple of the number of heads h = 3"});
     fs::create_directories(dir.path() + "/dot");
     write_lesson_inputs(dir.path() + "/dot");
     const auto dot = run_attn({"compute", "dot", "--in", dir.path() + "/dot", "--out", out, "--norm-first"});
     CHECK(dot.exit_code == 2);
-    CHECK_THAT(dot.err, Catch::Contains("--norm-first, --eps and --activation are for encoder-layer"));
+    CHECK_THAT(dot.err, Catch::Contains("--norm-first, --eps, --norm-eps and --activation are for encoder-layer, encoder"));
     save(in + "/linear2_weight.npy", {8, 15}, std::vector<double>(120, 0.1));  // F is 16
     expect_error({"--heads", "2"}, {"linear1_weight (16, 8) (F, D) has F = 16", "linear2_weight (8, 15) (D, F) has F = 15"});
     fs::remove(in + "/norm2_bias.npy");

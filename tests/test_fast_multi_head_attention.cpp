@@ -370,11 +370,11 @@ TEST_CASE("fast split_in_proj cuts the packed projections as the lesson path's d
     const auto p = attn::fast::split_in_proj(packed, attn::fast::Vector({0, 1, 2, 3, 4, 5}));
     CHECK_TENSOR_CLOSE(attn::Matrix({{4, 5}, {6, 7}}), attn::Matrix(widen(p.w_k)), 0.0, 0.0);
     CHECK_TENSOR_CLOSE(attn::Matrix({{8, 9}, {10, 11}}), attn::Matrix(widen(p.w_v)), 0.0, 0.0);
-    REQUIRE(p.b_v);
+    REQUIRE(p.b_v.has_value());
     CHECK_TENSOR_CLOSE(attn::Vector({4, 5}), attn::Vector(widen(*p.b_v)), 0.0, 0.0);
     const auto lesson = attn::split_in_proj(attn::Matrix(widen(packed)), std::nullopt);
     CHECK_TENSOR_CLOSE(lesson.w_q, attn::Matrix(widen(attn::fast::split_in_proj(packed, std::nullopt).w_q)), 0.0, 0.0);
-    CHECK_FALSE(attn::fast::split_in_proj(packed, std::nullopt).b_q);  // bias=False: no biases
+    CHECK_FALSE(attn::fast::split_in_proj(packed, std::nullopt).b_q.has_value());  // bias=False: no biases
     CHECK_THROWS_WITH(attn::fast::split_in_proj(attn::fast::Matrix(xt::zeros<float>({4, 2})), std::nullopt),
                       Catch::Contains("fast::split_in_proj: in_proj_weight (4, 2) must be (3D, D)"));
 }

@@ -243,7 +243,7 @@ TEST_CASE("split_in_proj cuts PyTorch's packed in_proj_weight and in_proj_bias r
     CHECK_TENSOR_CLOSE(attn::Vector({0, 1}), w.b_q, 0.0, 0.0);
     CHECK_TENSOR_CLOSE(attn::Vector({2, 3}), w.b_k, 0.0, 0.0);
     CHECK_TENSOR_CLOSE(attn::Vector({4, 5}), w.b_v, 0.0, 0.0);
-    CHECK_FALSE(w.w_o);
+    CHECK_FALSE(w.w_o.has_value());
     // bias=False: zero biases, which add nothing.
     const auto unbiased = attn::split_in_proj(packed, std::nullopt);
     CHECK_TENSOR_CLOSE(attn::Vector({0, 0}), unbiased.b_k, 0.0, 0.0);
