@@ -143,6 +143,7 @@ TEST_CASE("the output projection is optional - with it output is context W_o-tra
     const auto without = attn::multi_head_attention(x, x, x, w, 2);
     CHECK_TENSOR_CLOSE(without.context, without.output, 0.0, 0.0);
     w.w_o = attn::Matrix{{0, 1, 0, 0}, {1, 0, 0, 0}, {0, 0, 2, 0}, {0, 0, 0, 1}};
+    w.no_output_projection = false;
     const auto no_bias = attn::multi_head_attention(x, x, x, w, 2);
     const attn::Tensor3 c = without.context;
     attn::Tensor3 expected = c;
