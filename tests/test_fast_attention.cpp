@@ -91,6 +91,7 @@ attn::fast::AttentionParameters load_parameters(const fs::path& in) {
     p.b_v = load_if_present<1>(in / "b_v.npy");
     p.w_o = load_if_present<2>(in / "w_o.npy");
     p.b_o = load_if_present<1>(in / "b_o.npy");
+    p.no_output_projection = !p.w_o;  // the case's files say which block it is
     return p;
 }
 
@@ -208,7 +209,7 @@ TEST_CASE("fast encoder layer matches PyTorch post-norm and pre-norm, relu and g
             options.causal = options_file.count("causal") && options_file.at("causal") == "1";
             options.norm_first = options_file.at("norm_first") == "1";
             options.activation = attn::parse_activation(options_file.at("activation"));
-            options.layer_norm_eps = std::stof(options_file.at("eps"));
+            options.eps = std::stof(options_file.at("eps"));
             options.attention_mask = load_if_present<2>(in / "attention_mask.npy");
             const auto x = load<3>(in / "x.npy");
             for (const Tiles tiles : tile_choices) {

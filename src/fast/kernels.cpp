@@ -98,11 +98,17 @@ namespace {
             const float v = x[j] + (bias != nullptr ? bias[j] : 0.0f);
             x[j] = v > 0.0f ? v : 0.0f;
         }
-    } else {
+    } else if (activation == Activation::gelu) {
 #pragma omp simd
         for (std::size_t j = 0; j < F; ++j) {
             const float v = x[j] + (bias != nullptr ? bias[j] : 0.0f);
             x[j] = 0.5f * v * (1.0f + erf_approx(v * 0.70710678118654752f));  // exact GELU: x·Φ(x)
+        }
+    } else {
+        // PyTorch's approximate="tanh": 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
+        for (std::size_t j = 0; j < F; ++j) {
+            const float v = x[j] + (bias != nullptr ? bias[j] : 0.0f);
+            x[j] = 0.5f * v * (1.0f + std::tanh(0.79788456080286536f * (v + 0.044715f * v * v * v)));
         }
     }
 }

@@ -93,7 +93,7 @@ inline float erf_approx(float x) {
 ///   residual_row(a, b, bias, out, D): out = a + b + bias over one row (the pre-norm residual);
 ///     bias may be null.
 ///   bias_activation_row(x, bias, F, activation): x = activation(x + bias) over one row of F
-///     values; bias may be null. gelu is the exact x·Φ(x).
+///     values; bias may be null. gelu is the exact x·Φ(x), gelu_tanh PyTorch's tanh form.
 struct ElementKernels {
     int (*count_non_finite)(const float* x, std::size_t count);
     void (*softmax_row)(float* x, std::size_t limit, std::size_t columns, const float* keep);
