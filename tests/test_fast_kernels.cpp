@@ -77,7 +77,8 @@ TEST_CASE("softmax_row masks, limits and gives zeros to a row with no key", "[fa
 // Each instruction set's row kernels (src/fast/simd.hpp) against the same rows computed in double:
 // rows of 1 to 70 values, around every vector width, with padding and a causal limit. Tolerances:
 // softmax 1e-6 relative (float32 exponentials within 2 ulps, sums of ≤ 70 terms), LayerNorm 2e-5
-// absolute on values of order 1, GELU 5e-7 (erf_approx) plus float32 rounding.
+// absolute on values of order 1, GELU 5e-7 (erf_approx) plus float32
+// rounding; the tanh form float32's tanh and rounding.
 TEST_CASE("every instruction set's row kernels agree with double", "[fast_kernels]") {
     using attn::fast::detail::element_kernels;
     std::mt19937 generator(7);
@@ -136,15 +137,19 @@ TEST_CASE("every instruction set's row kernels agree with double", "[fast_kernel
                 const double normal = (double(x[j]) + double(half[j]) + double(bias[j]) - mean) / std::sqrt(variance + 1e-5);
                 CHECK(out[j] == Approx(normal * gamma[j] + beta[j]).margin(2e-5));
             }
-            // bias_activation_row: relu exactly, gelu as x·Φ(x).
-            std::vector<float> relu = x, gelu = x;
+            // bias_activation_row: relu exactly, gelu as x·Φ(x), gelu_tanh as PyTorch's tanh form.
+            std::vector<float> relu = x, gelu = x, gelu_tanh = x;
             kernels.bias_activation_row(relu.data(), bias.data(), n, attn::Activation::relu);
             kernels.bias_activation_row(gelu.data(), bias.data(), n, attn::Activation::gelu);
+            kernels.bias_activation_row(gelu_tanh.data(), bias.data(), n, attn::Activation::gelu_tanh);
             for (std::size_t j = 0; j < n; ++j) {
                 const float v = x[j] + bias[j];
                 CHECK(relu[j] == (v > 0.0f ? v : 0.0f));
                 const double exact = 0.5 * double(v) * (1.0 + std::erf(double(v) / std::sqrt(2.0)));
                 CHECK(gelu[j] == Approx(exact).margin(4e-6));
+                const double cubic = double(v) + 0.044715 * double(v) * double(v) * double(v);
+                const double tanh_form = 0.5 * double(v) * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * cubic));
+                CHECK(gelu_tanh[j] == Approx(tanh_form).margin(4e-6));
             }
         }
     }

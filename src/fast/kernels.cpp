@@ -91,7 +91,8 @@ namespace {
     for (std::size_t j = 0; j < D; ++j) out[j] = a[j] + b[j] + (bias != nullptr ? bias[j] : 0.0f);
 }
 
-[[gnu::always_inline]] inline void bias_activation_row_body(float* x, const float* bias, std::size_t F, Activation activation) {
+[[gnu::always_inline]] inline void bias_activation_row_body(float* x, const float* bias, std::size_t F,
+                                                             Activation activation) {
     if (activation == Activation::relu) {
 #pragma omp simd
         for (std::size_t j = 0; j < F; ++j) {
