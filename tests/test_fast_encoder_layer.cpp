@@ -22,10 +22,10 @@ TEST_CASE("the lesson path and the fast encoder layer agree to 1e-5", "[fast_att
     std::mt19937 generator(29);
     const std::size_t B = 2, T = 9, D = 32, F = 64, h = 4;
     for (const bool norm_first : {false, true}) {
-        for (const auto activation : {attn::Activation::relu, attn::Activation::gelu}) {
+        for (const auto activation : {attn::Activation::relu, attn::Activation::gelu, attn::Activation::gelu_tanh}) {
             for (const bool biases : {true, false}) {
-                INFO("norm_first " << norm_first << " gelu " << (activation == attn::Activation::gelu) << " biases "
-                                   << biases);
+                INFO("norm_first " << norm_first << " activation (relu, gelu, gelu_tanh) " << int(activation)
+                                   << " biases " << biases);
                 const auto x = random_float<3>(generator, {B, T, D});
                 auto fast = random_fast_layer(generator, D, F);
                 if (!biases) {
@@ -119,7 +119,7 @@ TEST_CASE("fast encoder layer names the parameter whose shape does not fit", "[f
     options.attention_mask = attn::fast::Matrix(xt::ones<float>({2, 3}) * 2.0f);
     CHECK_THROWS_WITH(attn::fast::transformer_encoder_layer(x, p, options), Catch::Contains("holds 2 at [0, 0]"));
     options.attention_mask.reset();
-    options.layer_norm_eps = 0.0f;
+    options.eps = 0.0f;
     CHECK_THROWS_WITH(attn::fast::transformer_encoder_layer(x, p, options),
-                      Catch::Contains("layer_norm_eps = 0.000000 must be a positive number"));
+                      Catch::Contains("eps = 0.000000 must be a positive number"));
 }

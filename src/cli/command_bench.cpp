@@ -9,6 +9,11 @@
 // the minimum is the measurement least disturbed by other processes. The attention part (scores,
 // softmax, weights·V) is also timed on its own, for its own GFLOP/s. bench/compare_pytorch.py runs
 // this with --json next to PyTorch (docs/performance.md).
+//
+// Above the numbers it says what they were measured on (attn/fast/machine.hpp): the CPU model,
+// its physical cores and the threads used, the instruction set of the kernels that ran, and the
+// rate of the machine's sgemm measured in the same run, so that a share of the sgemm rate never
+// compares two instruction sets or two machines.
 #include <sys/resource.h>
 #include <time.h>
 
@@ -124,6 +129,17 @@ Timing time_calls(std::size_t warmup, std::size_t repeat, const Call& call) {
     return {calls.front().wall_ms, median, least_cpu, calls.front().work};
 }
 
+// A string as a JSON string's contents (the CPU model is printable already; quotes and
+// backslashes remain).
+std::string json_escaped(const std::string& text) {
+    std::string out;
+    for (const char c : text) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out;
+}
+
 std::string fixed(double value, int decimals) {
     std::ostringstream text;
     text << std::fixed << std::setprecision(decimals) << value;
@@ -158,8 +174,9 @@ int run_bench(const GlobalOptions&, const BenchOptions& options) {
         throw InputError("--heads " + std::to_string(h) + " does not divide --d-model " + std::to_string(D) +
                          " (each head has d_model / heads columns)");
     }
-    const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
-    const std::size_t threads = size_option("--threads", options.threads, cores);
+    const fast::MachineDescription machine = fast::describe_machine();
+    const std::size_t threads =
+        size_option("--threads", options.threads, static_cast<std::size_t>(machine.physical_cores));
     if (options.repeat < 1) throw InputError("--repeat must be at least 1 (got " + std::to_string(options.repeat) + ")");
     if (options.warmup < 0) throw InputError("--warmup must be at least 0 (got " + std::to_string(options.warmup) + ")");
     if (threads > 1024) throw InputError("--threads must be at most 1024 (got " + std::to_string(threads) + ")");
@@ -232,6 +249,8 @@ int run_bench(const GlobalOptions&, const BenchOptions& options) {
     const double tensor_mb = tensor_floats * 4 / (1024.0 * 1024.0);
     const double parameter_mb = parameter_floats * 4 / (1024.0 * 1024.0);
     const double rss_mb = peak_rss_mb();
+    const double sgemm = fast::sgemm_gflops();  // after the timed calls: the peak RSS is theirs
+    const double attention_share = sgemm > 0 ? 100.0 * attention_gflops / sgemm : 0.0;
 
     if (options.json) {
         std::cout << "{\"module\": \"" << module.name << "\", \"shape\": {\"batch\": " << B << ", \"seq\": " << T
@@ -248,7 +267,10 @@ int run_bench(const GlobalOptions&, const BenchOptions& options) {
                   << ", \"output_ms\": " << fixed(work.output_seconds * 1e3, 3)
                   << ", \"tiles_computed\": " << work.tiles_computed << ", \"tiles_skipped\": " << work.tiles_skipped
                   << ", \"peak_rss_mb\": " << fixed(rss_mb, 1) << ", \"tensor_mb\": " << fixed(tensor_mb, 1)
-                  << ", \"parameter_mb\": " << fixed(parameter_mb, 1) << "}\n";
+                  << ", \"parameter_mb\": " << fixed(parameter_mb, 1) << ", \"cpu_model\": \""
+                  << json_escaped(machine.cpu_model) << "\", \"physical_cores\": " << machine.physical_cores
+                  << ", \"logical_cpus\": " << machine.logical_cpus << ", \"kernels\": \"" << machine.kernels
+                  << "\", \"blas\": \"" << json_escaped(machine.blas) << "\", \"sgemm_gflops\": " << fixed(sgemm, 2) << "}\n";
         return exit_success;
     }
     std::cout << "attn bench " << module.name << " · float32 · B " << B << ", T " << T << ", D " << D << ", h " << h
@@ -256,12 +278,18 @@ int run_bench(const GlobalOptions&, const BenchOptions& options) {
               << (threads == 1 ? " thread" : " threads") << (weights ? " · weights kept" : " · tiled")
               << (options.causal ? " · causal" : "") << " · " << repeat << " timed call" << (repeat == 1 ? "" : "s")
               << " after " << warmup << " warm-up call" << (warmup == 1 ? "" : "s") << "\n"
+              << "  machine   " << machine.cpu_model << " · " << machine.physical_cores << " physical core"
+              << (machine.physical_cores == 1 ? "" : "s") << ", " << machine.logical_cpus << " CPU"
+              << (machine.logical_cpus == 1 ? "" : "s") << " · kernels " << machine.kernels << "\n"
+              << "  BLAS      " << machine.blas << "\n"
+              << "  sgemm     " << fixed(sgemm, 1) << " GFLOP/s  (this run: 1024³ float32, one product per thread)\n"
               << "  min       " << fixed(timing.min_ms, 2) << " ms\n"
               << "  median    " << fixed(timing.median_ms, 2) << " ms\n"
               << "  GFLOP/s   " << fixed(gflops, 1) << "  (" << fixed(flop / 1e9, 3)
               << " GFLOP of matrix products in the fastest call)\n"
               << "  attention " << fixed(work.attention_seconds * 1e3, 2) << " ms, " << fixed(attention_gflops, 1)
-              << " GFLOP/s  (scores, softmax, weights·V: " << fixed(work.attention_flops / 1e9, 3) << " GFLOP";
+              << " GFLOP/s = " << fixed(attention_share, 1) << " % of sgemm  (scores, softmax, weights·V: "
+              << fixed(work.attention_flops / 1e9, 3) << " GFLOP";
     if (!weights) std::cout << "; tiles computed " << work.tiles_computed << ", skipped " << work.tiles_skipped;
     std::cout << ")\n"
               << "  peak RSS  " << fixed(rss_mb, 1) << " MB  (tensors held: " << fixed(tensor_mb, 1)

@@ -59,12 +59,27 @@ std::string describe_compute_modules() {
         if (module.uses_heads || module.uses_causal || module.uses_layer_options) {
             text += std::string("    options:") + (module.uses_heads ? " --heads h (required)" : "") +
                     (module.uses_causal ? " --causal [--causal-alignment top-left|bottom-right]" : "") +
-                    (module.uses_layer_options ? " --norm-first --eps X (default 1e-5) --activation relu|gelu (default relu)" : "") +
+                    (module.uses_output_projection_choice ? " --no-output-projection" : "") +
+                    (module.uses_layer_options ? " --norm-first --eps X (default 1e-5) --activation relu|gelu|gelu-tanh (default relu)" : "") +
+                    (module.uses_final_norm ? " --norm-eps X (default: --eps)" : "") +
                     (module.uses_sequence_first ? " --seq-first" : "") +
                     "\n";
         }
     }
-    return text;
+    return text +
+           "\nPyTorch settings a state_dict does not show (docs/bring-your-own-weights.md):\n"
+           "  add_zero_attn=True (nn.MultiheadAttention) leaves no trace in the weights and attn does\n"
+           "    not support it: such a model's output differs from attn's and nothing can warn you.\n"
+           "    Check the model's code.\n"
+           "  add_bias_kv (bias_k, bias_v) and kdim/vdim other than embed_dim (q_proj_weight, ...)\n"
+           "    are refused.\n"
+           "  bias=False (mha): leave every bias out. No out_proj: --no-output-projection.\n"
+           "  A final nn.LayerNorm with its own eps: --norm-eps. F.gelu(approximate=\"tanh\"):\n"
+           "    --activation gelu-tanh.\n"
+           "  nn.TransformerEncoder's default enable_nested_tensor=True: in eval mode under no_grad,\n"
+           "    with a src_key_padding_mask, no mask and post-norm layers, PyTorch returns zeros at\n"
+           "    padded positions (norm.bias after a final norm); attn computes them. Compare the\n"
+           "    positions that are not padding.\n";
 }
 
 namespace {
@@ -155,6 +170,8 @@ int run_compute(const GlobalOptions&, const ComputeOptions& options) {
     module_options.causal_alignment = options.causal_alignment;
     module_options.norm_first = options.norm_first;
     module_options.eps = options.eps;
+    module_options.norm_eps = options.norm_eps;
+    module_options.no_output_projection = options.no_output_projection;
     module_options.activation = options.activation;
     module_options.seq_first = options.seq_first;
     tutor::check_compute_options(module, module_options);  // before any file is read

@@ -86,6 +86,7 @@ int run_seed_example(const GlobalOptions&, const RunOptions& o) {
         *b = Vector::from_shape({D});
         fill_uniform(*b, generator, -bound, bound);
     }
+    w.no_output_projection = true;  // seed 000's block: BERT's self-attention has no W_o
     AttentionOptions options;
     options.attention_mask = Matrix(xt::ones<double>({B, T}));
 

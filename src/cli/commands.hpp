@@ -57,12 +57,14 @@ struct ComputeOptions {
     std::string module;
     std::string in_dir;
     std::string out_dir;
-    int heads = 0;        // --heads h (mha); 0 = not given
+    int heads = 0;        // --heads h (mha, encoder-layer, encoder); 0 = not given
     bool causal = false;  // --causal (self-attention, mha)
     std::string causal_alignment;  // --causal-alignment top-left|bottom-right (with --causal)
     bool norm_first = false;    // --norm-first (encoder-layer)
-    std::optional<double> eps;  // --eps (encoder-layer)
-    std::string activation;     // --activation relu|gelu (encoder-layer)
+    std::optional<double> eps;  // --eps (encoder-layer, encoder)
+    std::optional<double> norm_eps;  // --norm-eps: the encoder's final norm (default: --eps)
+    std::string activation;     // --activation relu|gelu|gelu-tanh (encoder-layer, encoder)
+    bool no_output_projection = false;  // --no-output-projection (mha): no w_o, output = context
     std::string weights;        // --weights model.npz: a state_dict saved with numpy.savez
     bool seq_first = false;     // --seq-first: inputs and outputs (T, B, D), PyTorch's batch_first=False
 };

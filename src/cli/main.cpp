@@ -124,7 +124,7 @@ CLI::App* setup_compute(CLI::App& app, ComputeOptions& options) {
         ->required();
     command->add_option("--out", options.out_dir, "Folder to write one <name>.npy per output (created if missing)")
         ->required();
-    command->add_option("--heads", options.heads, "Number of heads h (mha only; required there; must divide D)")
+    command->add_option("--heads", options.heads, "Number of heads h (mha, encoder-layer, encoder; required there; must divide D)")
         ->check(whole_number(1, INT_MAX));
     command->add_flag("--causal", options.causal,
                       "Hide from query t every key in its future (self-attention and mha)");
@@ -133,8 +133,16 @@ CLI::App* setup_compute(CLI::App& app, ComputeOptions& options) {
                         "bottom-right: query t sees keys 0..t+S-T, the last query sees every key (KV-cache decoding)");
     command->add_flag("--norm-first", options.norm_first, "Pre-norm: x + sublayer(norm(x)) (encoder-layer)");
     command->add_option_function<double>(
-        "--eps", [&options](const double& value) { options.eps = value; }, "Layer norm eps, > 0 (encoder-layer; default 1e-5)");
-    command->add_option("--activation", options.activation, "relu or gelu, the exact erf form (encoder-layer; default relu)");
+        "--eps", [&options](const double& value) { options.eps = value; },
+        "Layer norm eps, > 0, PyTorch's layer_norm_eps (encoder-layer, encoder; default 1e-5)");
+    command->add_option_function<double>(
+        "--norm-eps", [&options](const double& value) { options.norm_eps = value; },
+        "The final norm's eps, > 0, when nn.LayerNorm(D, eps=...) differs from the layers' (encoder; default: --eps)");
+    command->add_option("--activation", options.activation,
+                        "relu, gelu (the exact erf form) or gelu-tanh (PyTorch's approximate=\"tanh\") "
+                        "(encoder-layer, encoder; default relu)");
+    command->add_flag("--no-output-projection", options.no_output_projection,
+                      "mha without w_o: the output is the heads side by side (seed 000); without this flag w_o is required");
     command->add_option("--weights", options.weights,
                         "An .npz archive of weights, as numpy.savez(path, **state_dict) writes it: keys are the "
                         "state_dict names with dots (layers.0.self_attn.in_proj_weight); inputs still come from --in");

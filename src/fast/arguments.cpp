@@ -8,6 +8,7 @@
 
 #include "attn/error.hpp"
 #include "attn/masks.hpp"
+#include "attn/multi_head_attention.hpp"  // the output projection's rule, shared
 #include "attn/shape.hpp"
 
 namespace attn::fast::detail {
@@ -65,7 +66,11 @@ void check_inputs(const std::string& function, const Tensor3& query, const Tenso
 
 void check_attention_parameters(const std::string& function, const AttentionParameters& p, std::size_t D,
                                 std::size_t heads, bool require_output_projection) {
-    if (heads == 0 || D % heads != 0) {
+    if (heads == 0) {
+        throw InputError(function + ": the number of heads is not set; give options.heads (PyTorch's num_heads / "
+                         "nhead; the options' constructor takes it)");
+    }
+    if (D % heads != 0) {
         throw ShapeError(function + ": heads = " + std::to_string(heads) + " must divide d_model D = " +
                          std::to_string(D) + " (each head has D / h columns)");
     }
@@ -81,10 +86,8 @@ void check_attention_parameters(const std::string& function, const AttentionPara
         throw ShapeError(function + ": w_o is absent; this layer needs its output projection w_o (D, D) = " +
                          shape_string(std::vector<std::size_t>{D, D}));
     }
+    attn::require_output_projection_choice(function, p.no_output_projection, p.w_o.has_value(), p.b_o.has_value());
     require_bias(function, "b_o", p.b_o, D, "(D)");
-    if (!p.w_o && p.b_o) {
-        throw InputError(function + ": b_o is given without w_o; the output projection needs its weight w_o (D, D)");
-    }
 }
 
 void check_attention_options(const std::string& function, const std::optional<Matrix>& attention_mask, std::size_t B,
@@ -108,7 +111,7 @@ void check_attention_options(const std::string& function, const std::optional<Ma
 }
 
 std::size_t check_encoder_parameters(const std::string& function, const EncoderLayerParameters& p, std::size_t D,
-                                     float layer_norm_eps) {
+                                     float eps) {
     const std::size_t F = p.linear1_weight.shape(0);
     if (F == 0) {
         throw ShapeError(function + ": linear1_weight has shape " + shape_of(p.linear1_weight) +
@@ -127,9 +130,9 @@ std::size_t check_encoder_parameters(const std::string& function, const EncoderL
                              std::to_string(D) + ")");
         }
     }
-    if (!(layer_norm_eps > 0.0f) || !std::isfinite(layer_norm_eps)) {
-        throw InputError(function + ": layer_norm_eps = " + std::to_string(layer_norm_eps) +
-                         " must be a positive number");
+    if (!(eps > 0.0f) || !std::isfinite(eps)) {
+        throw InputError(function + ": eps = " + std::to_string(eps) +
+                         " must be a positive number (LayerNorm's eps, PyTorch's layer_norm_eps)");
     }
     return F;
 }

@@ -30,8 +30,8 @@ void check_attention_parameters(const std::string& function, const AttentionPara
 void check_attention_options(const std::string& function, const std::optional<Matrix>& attention_mask, std::size_t B,
                              std::size_t S, const char* legend, std::size_t query_tile, std::size_t key_tile);
 
-/// The LayerNorm and feed-forward parameters against D, and layer_norm_eps > 0. Returns F.
+/// The LayerNorm and feed-forward parameters against D, and eps > 0. Returns F.
 std::size_t check_encoder_parameters(const std::string& function, const EncoderLayerParameters& parameters,
-                                     std::size_t D, float layer_norm_eps);
+                                     std::size_t D, float eps);
 
 }  // namespace attn::fast::detail

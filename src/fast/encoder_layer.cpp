@@ -46,7 +46,7 @@ void transformer_encoder_layer_into(const Tensor3& x, const EncoderLayerParamete
     const std::size_t B = x.shape(0), T = x.shape(1), D = x.shape(2), N = B * T, h = options.heads;
     const AttentionParameters& a = parameters.attention;
     detail::check_attention_parameters(function, a, D, h, true);
-    const std::size_t F = detail::check_encoder_parameters(function, parameters, D, options.layer_norm_eps);
+    const std::size_t F = detail::check_encoder_parameters(function, parameters, D, options.eps);
     detail::check_attention_options(function, options.attention_mask, B, T, "(B, T)", options.query_tile,
                                     options.key_tile);
     const std::shared_ptr<detail::WorkerPool> pool_owner = detail::shared_pool();
@@ -56,7 +56,7 @@ void transformer_encoder_layer_into(const Tensor3& x, const EncoderLayerParamete
     ws.projected.resize(N * D);
     ws.hidden.resize(N * D);
     ws.inner.resize(N * F);
-    const float eps = options.layer_norm_eps;
+    const float eps = options.eps;
     const float* g1 = parameters.norm1_weight.data();
     const float* n1 = parameters.norm1_bias.data();
     const float* g2 = parameters.norm2_weight.data();

@@ -6,12 +6,15 @@
 //   2. the attention of every (batch, head) block (attention_heads.hpp): weights kept, or tiled;
 //   3. output = context W_oᵀ + b_o: one sgemm split by rows (without W_o the context is the output).
 // Each step's result is checked for NaN and ±∞ before the next uses it, as the lesson path checks.
+#include <algorithm>
 #include <chrono>
 #include <string>
 
 #include "arguments.hpp"
 #include "attention_heads.hpp"
+#include "attn/error.hpp"
 #include "attn/fast/multi_head_attention.hpp"
+#include "attn/shape.hpp"
 #include "non_finite.hpp"
 #include "projection.hpp"
 #include "thread_pool.hpp"
@@ -25,6 +28,34 @@ double attention_flops(std::size_t B, std::size_t T, std::size_t S, std::size_t 
     const double context = 2 * b * t * s * d;
     const double output = output_projection ? 2 * b * t * d * d : 0.0;
     return projections + scores + context + output;
+}
+
+AttentionParameters split_in_proj(const Matrix& in_proj_weight, const std::optional<Vector>& in_proj_bias) {
+    const std::size_t rows = in_proj_weight.shape(0), D = in_proj_weight.shape(1);
+    if (rows != 3 * D || D == 0) {
+        throw ShapeError("fast::split_in_proj: in_proj_weight " + shape_string(in_proj_weight.shape()) +
+                         " must be (3D, D): w_q, w_k and w_v stacked row-wise, as nn.MultiheadAttention stores them");
+    }
+    if (in_proj_bias && in_proj_bias->shape(0) != 3 * D) {
+        throw ShapeError("fast::split_in_proj: in_proj_bias " + shape_string(in_proj_bias->shape()) + " must be (3D) = (" +
+                         std::to_string(3 * D) + ") for in_proj_weight " + shape_string(in_proj_weight.shape()));
+    }
+    auto part_of = [&](std::size_t part) {
+        Matrix w = Matrix::from_shape({D, D});
+        std::copy_n(in_proj_weight.data() + part * D * D, D * D, w.data());
+        return w;
+    };
+    AttentionParameters p;
+    p.w_q = part_of(0), p.w_k = part_of(1), p.w_v = part_of(2);
+    if (in_proj_bias) {
+        std::optional<Vector>* biases[] = {&p.b_q, &p.b_k, &p.b_v};
+        for (std::size_t part = 0; part < 3; ++part) {
+            Vector b = Vector::from_shape({D});
+            std::copy_n(in_proj_bias->data() + part * D, D, b.data());
+            *biases[part] = std::move(b);
+        }
+    }
+    return p;
 }
 
 void multi_head_attention_into(const Tensor3& query, const Tensor3& key, const Tensor3& value,

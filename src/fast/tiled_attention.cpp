@@ -92,9 +92,8 @@ inline std::size_t visible_keys(bool causal, const RowBlock& block, std::size_t 
 // Step 2 of the file comment for one row block, whose scores are in state.scores. Returns false,
 // touching nothing, when a score of the block (hidden or not: only a mask may hide a key) is not a
 // finite number.
-ATTN_WIDE_VECTOR_CLONES
-bool online_softmax_update(TileState& state, const RowBlock& block, std::size_t stride, std::size_t dk,
-                           const float* keep, bool causal) {
+[[gnu::always_inline]] inline bool online_softmax_update_body(TileState& state, const RowBlock& block, std::size_t stride,
+                                                                std::size_t dk, const float* keep, bool causal) {
     const float minus_infinity = -std::numeric_limits<float>::infinity();
     const float largest = std::numeric_limits<float>::max();
     const std::size_t columns = block.columns;
@@ -168,6 +167,36 @@ bool online_softmax_update(TileState& state, const RowBlock& block, std::size_t 
     return true;
 }
 
+// The update's variants (simd.hpp): the body above compiled for each target.
+using SoftmaxUpdate = bool (*)(TileState&, const RowBlock&, std::size_t, std::size_t, const float*, bool);
+
+bool online_softmax_update_baseline(TileState& state, const RowBlock& block, std::size_t stride, std::size_t dk,
+                                    const float* keep, bool causal) {
+    return online_softmax_update_body(state, block, stride, dk, keep, causal);
+}
+
+#ifdef ATTN_HAVE_X86_VARIANTS
+ATTN_TARGET_AVX2 bool online_softmax_update_avx2(TileState& state, const RowBlock& block, std::size_t stride,
+                                                 std::size_t dk, const float* keep, bool causal) {
+    return online_softmax_update_body(state, block, stride, dk, keep, causal);
+}
+
+ATTN_TARGET_AVX512 bool online_softmax_update_avx512(TileState& state, const RowBlock& block, std::size_t stride,
+                                                     std::size_t dk, const float* keep, bool causal) {
+    return online_softmax_update_body(state, block, stride, dk, keep, causal);
+}
+#endif
+
+SoftmaxUpdate online_softmax_update(Simd simd) {
+    switch (simd) {
+#ifdef ATTN_HAVE_X86_VARIANTS
+        case Simd::avx512: return online_softmax_update_avx512;
+        case Simd::avx2: return online_softmax_update_avx2;
+#endif
+        default: return online_softmax_update_baseline;
+    }
+}
+
 // The first score of a query tile that is not a finite number, in (query, key) order over the
 // scores the tile computes: its blocks of rows in order, each over every key tile it sees (an
 // earlier query may hold one further right than the block that failed). Scores are computed again
@@ -216,7 +245,10 @@ void tiled_attention(const HeadsShape& shape, const ProjectedInputs& in, std::si
     const std::size_t per_worker = TileState::floats(tq, stride, dk, key_tiles * packed_tile, S);
     scratch.resize(pool.size() * per_worker);
     const float alpha = 1.0f / std::sqrt(static_cast<float>(dk));
-    static const TileKernels kernels = tile_kernels();
+    // The kernels of the active instruction set (simd.hpp), for this whole call.
+    const Simd simd = active_simd();
+    const TileKernels kernels = tile_kernels(simd);
+    const SoftmaxUpdate update = online_softmax_update(simd);
     // The (batch, head) whose keys and values each worker holds packed, B·h for none yet.
     std::vector<std::size_t> packed_head(pool.size(), B * h);
 
@@ -264,7 +296,7 @@ void tiled_attention(const HeadsShape& shape, const ProjectedInputs& in, std::si
                 kernels.scores(q + first * D, D, block.rows, panels, key_panels(block.columns), dk, alpha,
                                state.scores, stride);
                 // 2. m, l, P and the rescaled accumulator
-                if (!online_softmax_update(state, block, stride, dk, keep_tile, in.causal)) {
+                if (!update(state, block, stride, dk, keep_tile, in.causal)) {
                     bad.offer(first_non_finite_score(kernels, shape, in, b, head, q0, rows, tk, state.keys,
                                                      packed_tile, alpha, state.scores, stride));
                     return;

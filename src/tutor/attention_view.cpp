@@ -140,6 +140,7 @@ Tensor4 sentence_attention(const std::vector<std::string>& tokens, const Sentenc
         for (auto& value : *m) value = deviation * standard_normal(generator);
     }
     w.b_q = w.b_k = w.b_v = Vector(xt::zeros<double>({D}));
+    w.no_output_projection = true;  // the weights are what is shown; no W_o mixes the heads
     return multi_head_attention(sequence, sequence, sequence, w, model.heads).weights;
 }
 

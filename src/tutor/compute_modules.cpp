@@ -60,9 +60,9 @@ ModuleMasks masks_for(const NamedTensors& inputs, const ComputeOptions& options,
                       {queries.shape(0), static_cast<std::size_t>(options.heads), queries.shape(1), keys.shape(1)});
 }
 
-// Lesson 5: multi-head attention; without w_o there is no output projection (seed 000's block).
+// Lesson 5: multi-head attention; with --no-output-projection there is no w_o (seed 000's block).
 NamedTensors run_mha(const NamedTensors& inputs, const ComputeOptions& options) {
-    const MultiHeadAttentionWeights w = attention_weights_from(inputs);
+    const MultiHeadAttentionWeights w = attention_weights_from(inputs, options.no_output_projection);
     const ModuleMasks masks = masks_for(inputs, options, inputs.at("query"), inputs.at("key"));
     AttentionOptions attention;
     attention.causal = options.causal;
@@ -98,15 +98,24 @@ NamedTensors run_encoder_layer(const NamedTensors& inputs, const ComputeOptions&
 // eval mode — the layers one after the other (each the library's encoder layer), then the final norm.
 NamedTensors run_encoder(const NamedTensors& inputs, const ComputeOptions& options) {
     const EncoderWeights w = encoder_weights_from(inputs);
-    return {{"output", transformer_encoder(Tensor3(inputs.at("x")), w.layers, layer_options(inputs, options), w.final_norm)}};
+    if (options.norm_eps && !w.final_norm) {
+        throw InputError("--norm-eps sets the final norm's eps, and there is no final norm (norm_weight, norm_bias): "
+                         "remove --norm-eps or give the norm's weights");
+    }
+    const EncoderLayerOptions layer = layer_options(inputs, options);
+    return {{"output", transformer_encoder(Tensor3(inputs.at("x")), w.layers, layer, w.final_norm,
+                                           options.norm_eps.value_or(layer.eps))}};
 }
 
 std::string non_finite_text(double value) { return std::isnan(value) ? "nan" : value > 0 ? "inf" : "-inf"; }
 
-// The modules whose PyTorch counterpart is sequence-first by default (batch_first=False).
-std::vector<ComputeModule> with_sequence_first(std::vector<ComputeModule> modules) {
+// The modules whose PyTorch counterpart is sequence-first by default (batch_first=False); the
+// encoder's final norm (--norm-eps) and mha's choice of no output projection.
+std::vector<ComputeModule> with_pytorch_options(std::vector<ComputeModule> modules) {
     for (auto& module : modules) {
         module.uses_sequence_first = module.name == "mha" || module.name == "encoder-layer" || module.name == "encoder";
+        module.uses_final_norm = module.name == "encoder";
+        module.uses_output_projection_choice = module.name == "mha";
     }
     return modules;
 }
@@ -130,7 +139,7 @@ DynamicTensor swap_first_axes(const DynamicTensor& x) {
 }  // namespace
 
 const std::vector<ComputeModule>& compute_modules() {
-    static const std::vector<ComputeModule> modules = with_sequence_first({
+    static const std::vector<ComputeModule> modules = with_pytorch_options({
         {"dot",
          "lesson 1: dot-product attention, score_s = decoder_output · encoder_outputs[s]",
          1,
@@ -188,17 +197,17 @@ const std::vector<ComputeModule>& compute_modules() {
           {"w_q", "D,D", false, "query projection, nn.Linear(D, D).weight (out, in); or in_proj_weight"},
           {"w_k", "D,D", false, "key projection, nn.Linear(D, D).weight"},
           {"w_v", "D,D", false, "value projection, nn.Linear(D, D).weight"},
-          {"b_q", "D", false, "query projection bias; or in_proj_bias"},
+          {"b_q", "D", false, "query projection bias; or in_proj_bias; no bias at all: bias=False"},
           {"b_k", "D", false, "key projection bias"},
           {"b_v", "D", false, "value projection bias"},
           {"in_proj_weight", "3D,D", false, "PyTorch's packed w_q; w_k; w_v (instead of the three)"},
           {"in_proj_bias", "3D", false, "PyTorch's packed b_q; b_k; b_v (instead of the three)"},
-          {"w_o", "D,D", false, "output projection weight (out_proj.weight); without it there is no output projection"},
+          {"w_o", "D,D", false, "output projection weight (out_proj.weight); absent only with --no-output-projection"},
           {"b_o", "D", false, "output projection bias (out_proj.bias; needs w_o)"},
           {"attention_mask", "B,S", false, "1 = attend to this key, 0 = padding (Hugging Face convention)"},
           {"key_padding_mask", "B,S", false, "PyTorch's: True/1 = ignore this key (bool or integer; float: added, 0/-inf)"},
           {"attn_mask", "T,S", false, "PyTorch's: bool True = ignore; float added to the scores (0 / -inf)"}},
-         {{"output", "B,T,D", true, "the heads concatenated, then W_o and b_o when given"},
+         {{"output", "B,T,D", true, "the heads concatenated, then W_o and b_o (none with --no-output-projection)"},
           {"weights", "B,h,T,S", true, "every head's weights; a query whose keys are all masked gets zeros"}},
          run_mha,
          true,
@@ -217,7 +226,7 @@ const std::vector<ComputeModule>& compute_modules() {
           {"in_proj_weight", "3D,D", false, "self_attn.in_proj_weight, packed (instead of w_q, w_k, w_v)"},
           {"in_proj_bias", "3D", false, "self_attn.in_proj_bias, packed (instead of b_q, b_k, b_v)"},
           {"w_o", "D,D", true, "self_attn.out_proj.weight"},
-          {"b_o", "D", true, "self_attn.out_proj.bias"},
+          {"b_o", "D", false, "self_attn.out_proj.bias"},
           {"norm1_weight", "D", true, "norm1.weight"},
           {"norm1_bias", "D", true, "norm1.bias"},
           {"norm2_weight", "D", true, "norm2.weight"},
@@ -346,7 +355,33 @@ bool looks_like_mask_or_weight(const std::string& name) {
     return name.rfind("w_", 0) == 0 || name.rfind("b_", 0) == 0;
 }
 
+namespace {
+
+// PyTorch settings whose tensors attn cannot use: what the model has and what attn supports.
+std::optional<std::string> unsupported_setting(const std::string& name) {
+    auto ends_with = [&](const std::string& tail) {
+        return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0 &&
+               (name.size() == tail.size() || name[name.size() - tail.size() - 1] == '_');
+    };
+    if (ends_with("bias_k") || ends_with("bias_v")) {
+        return "is nn.MultiheadAttention's add_bias_kv=True (bias_k, bias_v: a learned key and value appended to every "
+               "sequence); attn does not support add_bias_kv, so nothing was computed";
+    }
+    for (const char* separate : {"q_proj_weight", "k_proj_weight", "v_proj_weight"}) {
+        if (ends_with(separate)) {
+            return "is one of nn.MultiheadAttention's separate projections (q_proj_weight, k_proj_weight, v_proj_weight), "
+                   "which PyTorch stores instead of in_proj_weight when kdim or vdim differs from embed_dim; attn supports "
+                   "key and value of the model width D only (kdim = vdim = embed_dim: in_proj_weight (3D, D) or w_q, w_k, "
+                   "w_v (D, D)), so nothing was computed";
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 void refuse_unknown_input(const ComputeModule& module, const std::string& name, const std::string& where) {
+    if (const auto why = unsupported_setting(name)) throw InputError(where + " " + *why);
     const std::string start = where + " is not an input of " + module.name;
     if (const auto meant = closest_input(module, name)) {
         std::string convention;
@@ -457,9 +492,21 @@ void check_compute_options(const ComputeModule& module, const ComputeOptions& op
                              std::to_string(*options.eps));
         }
         if (!options.activation.empty()) parse_activation(options.activation);  // "unknown activation 'x'; ..."
-    } else if (options.norm_first || options.eps || !options.activation.empty()) {
-        throw InputError(module.name + " has no layer norm or feed-forward network: --norm-first, --eps and "
+        if (options.norm_eps && !module.uses_final_norm) {
+            throw InputError(module.name + " has no final norm: --norm-eps is for " +
+                             modules_with(&ComputeModule::uses_final_norm) + " (its layers' norms take --eps); remove it");
+        }
+        if (options.norm_eps && !(*options.norm_eps > 0.0 && std::isfinite(*options.norm_eps))) {
+            throw InputError("--norm-eps must be a positive number (the final norm's eps, default --eps), got " +
+                             std::to_string(*options.norm_eps));
+        }
+    } else if (options.norm_first || options.eps || options.norm_eps || !options.activation.empty()) {
+        throw InputError(module.name + " has no layer norm or feed-forward network: --norm-first, --eps, --norm-eps and "
                          "--activation are for " + modules_with(&ComputeModule::uses_layer_options) + "; remove them");
+    }
+    if (!module.uses_output_projection_choice && options.no_output_projection) {
+        throw InputError(module.name + " does not choose its output projection: --no-output-projection is for " +
+                         modules_with(&ComputeModule::uses_output_projection_choice) + "; remove it");
     }
     if (!module.uses_sequence_first && options.seq_first) {
         throw InputError(module.name + " has no sequence-first layout: --seq-first is for " +
