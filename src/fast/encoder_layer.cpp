@@ -68,10 +68,10 @@ void attention_block(const LayerCall& c, const float* x, float* hidden) {
     c.ws.attention_work = AttentionWork{};
     c.ws.attention.q.resize(c.N * c.D);
     float* context = c.ws.attention.q.data();
-    detail::project_and_attend(c.function, attention_input, attention_input, attention_input,
-                               detail::HeadsShape{c.B, c.T, c.T, c.D, c.options.heads}, a, c.options.attention_mask,
-                               c.options.causal, c.options.query_tile, c.options.key_tile, nullptr, context,
-                               c.ws.attention, c.pool, c.ws.attention_work);
+    const detail::AttendArguments attend{c.function, attention_input, attention_input, attention_input,
+                                         {c.B, c.T, c.T, c.D, c.options.heads}, a, c.options.attention_mask,
+                                         c.options.causal, c.options.query_tile, c.options.key_tile};
+    detail::project_and_attend(attend, nullptr, context, c.ws.attention, c.pool, c.ws.attention_work);
     // 2. The output projection, then its bias, the residual and (post-norm) norm1 in one row pass.
     float* projected = c.ws.projected.data();
     detail::project(context, c.N, c.D, *a.w_o, nullptr, projected, c.pool);
@@ -125,13 +125,8 @@ void transformer_encoder_layer_into(const Tensor3& x, const EncoderLayerParamete
     //         norm*_bias (D) · linear1_weight (F, D) · linear1_bias (F) · linear2_weight (D, F) ·
     //         linear2_bias (D) · attention_mask (B, T) → (B, T, D)
     const std::string function = "fast::transformer_encoder_layer";
-    detail::require_nonempty(function, "x", x);
-    detail::check_inputs(function, x, x, x);
+    const std::size_t F = detail::check_encoder_arguments(function, x, parameters, options);
     const std::size_t B = x.shape(0), T = x.shape(1), D = x.shape(2), N = B * T;
-    detail::check_attention_parameters(function, parameters.attention, D, options.heads, true);
-    const std::size_t F = detail::check_encoder_parameters(function, parameters, D, options.eps);
-    detail::check_attention_options(function, options.attention_mask, B, T, "(B, T)", options.query_tile,
-                                    options.key_tile);
     const std::shared_ptr<detail::WorkerPool> pool_owner = detail::shared_pool();
     output.resize({B, T, D});
     ws.projected.resize(N * D);
