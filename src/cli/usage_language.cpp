@@ -1,0 +1,98 @@
+#include "cli/usage_language.hpp"
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <regex>
+
+#include "tutor/language.hpp"
+
+namespace attn::cli {
+
+using tutor::tr;
+using tutor::trf;
+
+namespace {
+
+// The words CLI11 puts in a help screen, by the key its Formatter looks them up with.
+const char* const help_labels[] = {N_("Usage"),    N_("OPTIONS"), N_("SUBCOMMAND"), N_("SUBCOMMANDS"), N_("Positionals"),
+                                   N_("REQUIRED"), N_("Env"),     N_("Needs"),      N_("Excludes")};
+
+// The words of an option's type name: CLI11's (TEXT, INT …) and its validators' (FILE, "in [").
+const char* const type_words[] = {N_("TEXT"), N_("INT"), N_("UINT"), N_("FLOAT"), N_("FILE"), N_("DIR"), N_(" in [")};
+
+std::string translated_type_name(std::string type_name) {
+    for (const char* word : type_words) {
+        const std::string english = word, spoken = tr(word);
+        if (english == spoken) continue;
+        if (english[0] == ' ') {  // " in [": a phrase, replaced as it is
+            for (auto at = type_name.find(english); at != std::string::npos; at = type_name.find(english, at + spoken.size())) {
+                type_name.replace(at, english.size(), spoken);
+            }
+            continue;
+        }
+        // Whole words only: INT must not match inside UINT.
+        type_name = std::regex_replace(type_name, std::regex("\\b" + english + "\\b"), spoken);
+    }
+    return type_name;
+}
+
+void translate_options(const CLI::App& command, CLI::Formatter& formatter) {
+    for (const CLI::Option* option : command.get_options()) {
+        const std::string type_name = option->get_type_name();
+        if (!type_name.empty()) formatter.label(type_name, translated_type_name(type_name));
+    }
+}
+
+}  // namespace
+
+void speak_usage_in_current_language(CLI::App& app) {
+    auto formatter = std::make_shared<CLI::Formatter>();
+    for (const char* label : help_labels) formatter->label(label, tr(label));
+    app.formatter(formatter);  // the subcommands added later share it
+    app.option_defaults()->group(tr("Options"));
+    app.set_help_flag("-h,--help", tr("Print this help message and exit"));
+}
+
+void translate_type_names(CLI::App& app) {
+    auto* formatter = dynamic_cast<CLI::Formatter*>(app.get_formatter().get());
+    if (formatter == nullptr) return;
+    translate_options(app, *formatter);
+    for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
+        command->group(tr("Subcommands"));
+        // A subcommand's help flag is made before it copies the option group from its parent.
+        if (CLI::Option* help = command->get_option_no_throw("--help")) help->group(tr("Options"));
+        translate_options(*command, *formatter);
+    }
+}
+
+std::string usage_error_in_current_language(const std::string& message) {
+    if (tutor::current_language() == "en") return message;  // CLI11's own words are the English
+    // CLI11 2.1's English forms (CLI/Error.hpp, CLI/Validators.hpp), most specific first.
+    struct Form {
+        const char* pattern;
+        const char* english;  // {1}, {2} … the pattern's groups
+    };
+    static const Form forms[] = {
+        {R"(A subcommand( is required)?)", N_("a command is required: run attn --help for the list")},
+        {R"(The following arguments? (?:was|were) not expected: (.*))", N_("unexpected arguments: {1}")},
+        {R"(Could not convert: (.*) = (.*))", N_("{1}: cannot read '{2}' as a value of this option")},
+        {R"((\S+): (\d+) required (.+) missing)", N_("{1}: needs a value ({2} × {3})")},
+        {R"((\S+): Value (.*) not in range (.*) to (.*))", N_("{1}: {2} is not in the range {3} to {4}")},
+        {R"((\S+): (.*) not in \{(.*)\})", N_("{1}: '{2}' is not one of: {3}")},
+        {R"((\S+): File does not exist: (.*))", N_("{1}: the file {2} does not exist")},
+        {R"((\S+): File is actually a directory: (.*))", N_("{1}: {2} is a folder, not a file")},
+        {R"((\S+) requires (\S+))", N_("{1} needs {2}")},
+        {R"((\S+) excludes (\S+))", N_("{1} cannot be given with {2}")},
+        {R"((.+) is required)", N_("{1} is required")},
+    };
+    for (const Form& form : forms) {
+        std::smatch groups;
+        if (!std::regex_match(message, groups, std::regex(form.pattern))) continue;
+        // A type name among the groups ("INT:INT in [0 - 9999]") is said as the help says it.
+        const auto group = [&groups](std::size_t n) { return n < groups.size() ? translated_type_name(groups[n].str()) : std::string(); };
+        return trf(form.english, {group(1), group(2), group(3), group(4)});
+    }
+    return message;
+}
+
+}  // namespace attn::cli
