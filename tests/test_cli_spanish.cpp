@@ -182,6 +182,8 @@ TEST_CASE("cli spanish - attn compute in Spanish: its errors, lesson 5's h-divid
     CHECK_THAT(computed.out, Catch::Contains("escrito " + out + "/output.npy  (1, 3, 4) float64") &&
                                  Catch::Contains("escrito " + out + "/weights.npy  (1, 2, 3, 3) float64") && !Catch::Contains("wrote"));
 
+    CHECK(run_spanish({"compute", "mha", "--in", in, "--out", out}).err ==
+          "attn: error: mha necesita el número de cabezas: añade --heads h (h debe dividir a la dimensión del modelo D)\n");
     const CommandResult missing = run_spanish({"compute", "mha", "--in", folder.path() + "/none", "--out", out, "--heads", "2"});
     CHECK_THAT(missing.err, Catch::StartsWith("attn: error: la carpeta de entrada " + folder.path() + "/none no existe"));
 }
@@ -222,6 +224,10 @@ TEST_CASE("cli spanish - attn run, heatmap, view and bench in Spanish, with plur
                                                  folder.path() + "/b.html"});
     CHECK_THAT(two_heads.out, Catch::Contains(": 2 cabezas, 2 consultas × 2 claves;"));
     CHECK(run_spanish({"view", "--sentence", "a"}).err == "attn: error: nada que escribir: da --html salida.html, --svg salida.svg o ambos\n");
+    CHECK(run_spanish({"heatmap", "--sentence", " "}).err ==
+          "attn: error: la frase está vacía: da al menos una palabra, p. ej. --sentence \"El perro va\"\n");
+    CHECK(run_spanish({"view", "--sentence", "a b", "--heads", "1", "--d-model", "4", "--svg", folder.path() + "/c.svg", "--head", "3"}).err ==
+          "attn: error: no hay cabeza 3: los pesos tienen 1 cabeza (la 0)\n");
 
     const CommandResult bench = run_spanish({"bench", "mha", "--batch", "1", "--seq", "8", "--d-model", "8", "--heads", "2",
                                              "--threads", "1", "--repeat", "1", "--warmup", "1"});

@@ -14,6 +14,7 @@
 #include "attn/scaled_dot_product_attention.hpp"
 #include "attn/shape.hpp"
 #include "tutor/find_by_name.hpp"
+#include "tutor/language.hpp"
 #include "tutor/mask_conventions.hpp"
 #include "tutor/named_weights.hpp"
 
@@ -445,7 +446,7 @@ void check_compute_options(const ComputeModule& module, const ComputeOptions& op
         return names;
     };
     if (module.uses_heads && options.heads <= 0) {
-        throw InputError(module.name + " needs the number of heads: add --heads h (h must divide the model width D)");
+        throw InputError(trf("{1} needs the number of heads: add --heads h (h must divide the model width D)", {module.name}));
     }
     if (!module.uses_heads && options.heads != 0) {
         throw InputError(module.name + " has no heads: --heads is for " + modules_with(&ComputeModule::uses_heads) +
