@@ -46,23 +46,23 @@ void write_outputs(const std::string& out_dir, const tutor::NamedTensors& output
 std::string describe_compute_modules() {
     std::string text = tr("Modules:") + "\n";
     for (const auto& module : tutor::compute_modules()) {
-        text += "  " + module.name + "  " + module.summary + "\n    " + tr("inputs (DIR/<name>.npy):") + "\n";
+        text += "  " + module.name + "  " + tr(module.summary) + "\n    " + tr("inputs (DIR/<name>.npy):") + "\n";
         for (const auto& spec : module.inputs) {
             text += "      " + spec.name + " " + tutor::dimension_legend(spec) + (spec.required ? "" : " " + tr("optional")) +
-                    "  " + spec.meaning + "\n";
+                    "  " + tr(spec.meaning) + "\n";
         }
         if (module.layered) {
-            text += "      layers_N_<name>  every encoder-layer weight above, once per layer N = 0, 1, …\n"
-                    "                       (state_dict names: layers.0.self_attn.in_proj_weight, layers.0.norm1.weight, …)\n";
+            text += tr("      layers_N_<name>  every encoder-layer weight above, once per layer N = 0, 1, …\n"
+                       "                       (state_dict names: layers.0.self_attn.in_proj_weight, layers.0.norm1.weight, …)\n");
         }
         text += "    " + tr("outputs (OUT/<name>.npy):") + "\n";
         for (const auto& spec : module.outputs) {
-            text += "      " + spec.name + " " + tutor::dimension_legend(spec) + "  " + spec.meaning + "\n";
+            text += "      " + spec.name + " " + tutor::dimension_legend(spec) + "  " + tr(spec.meaning) + "\n";
         }
         if (module.uses_heads || module.uses_causal || module.uses_layer_options) {
             text += "    " + tr("options:") + (module.uses_heads ? " " + tr("--heads h (required)") : "") +
                     (module.uses_causal ? " --causal [--causal-alignment top-left|bottom-right]" : "") +
-                    (module.uses_layer_options ? " --norm-first --eps X (default 1e-5) --activation relu|gelu (default relu)" : "") +
+                    (module.uses_layer_options ? " " + tr("--norm-first --eps X (default 1e-5) --activation relu|gelu (default relu)") : "") +
                     (module.uses_sequence_first ? " --seq-first" : "") +
                     "\n";
         }
@@ -143,7 +143,7 @@ LoadedInputs load_inputs(const tutor::ComputeModule& module, const ComputeOption
         if (!spec.required || loaded.tensors.count(spec.name)) continue;
         const std::string path = (fs::path(options.in_dir) / (spec.name + ".npy")).string();
         throw InputError(trf("missing input file {1}: {2} needs {3} {4}, {5}",
-                             {printable_text(path), module.name, spec.name, tutor::dimension_legend(spec), spec.meaning}));
+                             {printable_text(path), module.name, spec.name, tutor::dimension_legend(spec), tr(spec.meaning)}));
     }
     return loaded;
 }
