@@ -14,10 +14,12 @@ using tutor::trf;
 namespace {
 
 // The words CLI11 puts in a help screen, by the key its Formatter looks them up with.
+// Translators: the labels of the help screens ("Usage: attn [OPTIONS] SUBCOMMAND", "REQUIRED").
 const char* const help_labels[] = {N_("Usage"),    N_("OPTIONS"), N_("SUBCOMMAND"), N_("SUBCOMMANDS"), N_("Positionals"),
                                    N_("REQUIRED"), N_("Env"),     N_("Needs"),      N_("Excludes")};
 
 // The words of an option's type name: CLI11's (TEXT, INT …) and its validators' (FILE, "in [").
+// Translators: an option's type in the help ("--step INT:INT in [0 - 9999]"); keep the spaces.
 const char* const type_words[] = {N_("TEXT"), N_("INT"), N_("UINT"), N_("FLOAT"), N_("FILE"), N_("DIR"), N_(" in [")};
 
 std::string translated_type_name(std::string type_name) {
