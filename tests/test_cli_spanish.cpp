@@ -194,6 +194,8 @@ TEST_CASE("cli spanish - attn run, heatmap, view and bench in Spanish, with plur
                             Catch::Contains("los pesos, por cabeza; cada fila suma 1") && Catch::Contains("multi_head_attention tardó "));
     CHECK_THAT(run.out, !Catch::Contains("heads of") && !Catch::Contains("took") && !Catch::Contains("every row"));
 
+    CHECK_THAT(run_spanish({"run", "mha", "--batch", "1", "--seq", "2", "--d-model", "4", "--heads", "1"}).out,
+               Catch::Contains("h = 1 cabeza de d_k = 4, semilla 0;"));
     const CommandResult divides = run_spanish({"run", "mha", "--d-model", "10", "--heads", "3"});
     CHECK(divides.err == "attn: error: run mha: --d-model 10 no es múltiplo de --heads 3; cada cabeza recibe d_k = D / h "
                          "componentes, así que h tiene que dividir a D\n");
@@ -202,13 +204,15 @@ TEST_CASE("cli spanish - attn run, heatmap, view and bench in Spanish, with plur
     INFO(heatmap.out << heatmap.err);
     CHECK(heatmap.exit_code == 0);
     CHECK_THAT(heatmap.out, Catch::Contains("Estos pesos no están entrenados.") &&
-                                Catch::Contains("2 cabezas, d_model 4 (d_k = 2 por cabeza), sin proyección de salida; 2 tokens") &&
+                                Catch::Contains("2 cabezas, d_model 4 (d_k = 2 por cabeza), sin proyección de salida; 2 tokens, separados") &&
                                 Catch::Contains("filas: consultas · columnas: claves · cada fila suma 1") &&
                                 Catch::Contains("cabeza 0") && Catch::Contains("cabeza 1") && Catch::Contains("  mín ") &&
                                 Catch::EndsWith(" máx\n"));
     CHECK_THAT(heatmap.out, !Catch::Contains("head") && !Catch::Contains("rows:") && !Catch::Contains(" min "));
     const CommandResult one_head = run_spanish({"heatmap", "--sentence", "el gato", "--heads", "1", "--d-model", "4"});
     CHECK_THAT(one_head.out, Catch::Contains("\n1 cabeza, d_model 4 (d_k = 4 por cabeza)"));
+    const CommandResult one_token = run_spanish({"heatmap", "--sentence", "gato", "--heads", "1", "--d-model", "4"});
+    CHECK_THAT(one_token.out, Catch::Contains("salida; 1 token, separado por espacios.\n"));
 
     TempDir folder;
     const CommandResult view = run_spanish({"view", "--sentence", "el gato duerme", "--heads", "1", "--d-model", "4", "--html",
@@ -220,6 +224,9 @@ TEST_CASE("cli spanish - attn run, heatmap, view and bench in Spanish, with plur
     const CommandResult two_heads = run_spanish({"view", "--sentence", "el gato", "--heads", "2", "--d-model", "4", "--html",
                                                  folder.path() + "/b.html"});
     CHECK_THAT(two_heads.out, Catch::Contains(": 2 cabezas, 2 consultas × 2 claves;"));
+    const CommandResult one_query = run_spanish({"view", "--sentence", "gato", "--heads", "1", "--d-model", "4", "--svg",
+                                                 folder.path() + "/one.svg"});
+    CHECK(one_query.out == "escrito " + folder.path() + "/one.svg: el mapa de calor de la cabeza 0, 1 consulta × 1 clave\n");
     CHECK(run_spanish({"view", "--sentence", "a"}).err == "attn: error: nada que escribir: da --html salida.html, --svg salida.svg o ambos\n");
     CHECK(run_spanish({"heatmap", "--sentence", " "}).err ==
           "attn: error: la frase está vacía: da al menos una palabra, p. ej. --sentence \"El perro va\"\n");

@@ -24,6 +24,7 @@ namespace attn::cli {
 
 using tutor::tr;
 using tutor::trf;
+using tutor::trn;
 
 namespace {
 
@@ -110,7 +111,9 @@ int run_seed_example(const GlobalOptions&, const RunOptions& o) {
     std::snprintf(sums, sizeof sums, "%.1e", worst);
 
     std::cout << tr("attn run mha: seed 000's multi-head attention on seeded random inputs") << "\n  "
-              << trf("B = {1}, T = S = {2}, D = {3}, h = {4} heads of d_k = {5}, seed {6}; no output projection, as in seed 000",
+              << trn("B = {1}, T = S = {2}, D = {3}, h = {4} head of d_k = {5}, seed {6}; no output projection, as in seed 000",
+                     "B = {1}, T = S = {2}, D = {3}, h = {4} heads of d_k = {5}, seed {6}; no output projection, as in seed 000",
+                     o.heads,
                      {std::to_string(B), std::to_string(T), std::to_string(D), std::to_string(o.heads),
                       std::to_string(D / o.heads), std::to_string(o.seed)})
               << "\n\n";

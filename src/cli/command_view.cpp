@@ -71,10 +71,10 @@ LoadedAttention load_from_sentence(const AttentionSourceOptions& o) {
             "numbers drawn with seed {1}. The picture shows how multi-head attention is computed, not what a trained "
             "model has learned.",
             {std::to_string(o.seed)}),
-        trn("{1} head, d_model {2} (d_k = {3} per head), no output projection; {4} tokens, split at spaces.",
-            "{1} heads, d_model {2} (d_k = {3} per head), no output projection; {4} tokens, split at spaces.", o.heads,
-            {std::to_string(o.heads), std::to_string(o.d_model), std::to_string(o.d_model / o.heads),
-             std::to_string(tokens.size())}),
+        trn("{1} head, d_model {2} (d_k = {3} per head), no output projection;",
+            "{1} heads, d_model {2} (d_k = {3} per head), no output projection;", o.heads,
+            {std::to_string(o.heads), std::to_string(o.d_model), std::to_string(o.d_model / o.heads)}) +
+            " " + trn("{1} token, split at spaces.", "{1} tokens, split at spaces.", tokens.size(), {std::to_string(tokens.size())}),
     };
     return a;
 }
@@ -170,7 +170,8 @@ int run_view(const GlobalOptions&, const ViewOptions& options) {
     }
     write_files_atomically(files);
     const std::size_t h = heads.weights.shape(0), T = heads.weights.shape(1), S = heads.weights.shape(2);
-    const std::string queries_by_keys = trf("{1} queries × {2} keys", {std::to_string(T), std::to_string(S)});
+    const std::string queries_by_keys = trn("{1} query", "{1} queries", T, {std::to_string(T)}) + " × " +
+                                        trn("{1} key", "{1} keys", S, {std::to_string(S)});
     if (!options.html.empty()) {
         std::cout << trn("wrote {1}: {2} head, {3}; open it in a browser (it needs no network)",
                          "wrote {1}: {2} heads, {3}; open it in a browser (it needs no network)", h,
