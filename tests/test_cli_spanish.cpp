@@ -221,6 +221,14 @@ TEST_CASE("cli spanish - attn run, heatmap, view and bench in Spanish, with plur
     CHECK(view.exit_code == 0);
     CHECK(view.out == "escrito " + folder.path() + "/a.html: 1 cabeza, 3 consultas × 3 claves; ábrelo en un navegador (no necesita red)\n" +
                           "escrito " + folder.path() + "/a.svg: el mapa de calor de la cabeza 0, 3 consultas × 3 claves\n");
+    // The page and the picture speak Spanish too: the page's own text, and the words its script writes.
+    const std::string page = attn::testing::read_file(folder.path() + "/a.html"), svg = attn::testing::read_file(folder.path() + "/a.svg");
+    CHECK_THAT(page, Catch::Contains("<html lang=\"es\">") && Catch::Contains("<h2>Vista de cabezas</h2>") &&
+                         Catch::Contains("<h2>Los pesos de cada cabeza</h2>") &&
+                         Catch::Contains("\"status\":\"cabeza {1} de 1 · 3 consultas × 3 claves · pasa el ratón") &&
+                         Catch::Contains("\"head\":\"cabeza {1}\"") && !Catch::Contains("Head view") && !Catch::Contains("'head '"));
+    CHECK_THAT(svg, Catch::Contains(">cabeza 0 de 1 · filas: consultas · columnas: claves · cada fila suma 1</text>") &&
+                        Catch::Contains(">peso</text>"));
     const CommandResult two_heads = run_spanish({"view", "--sentence", "el gato", "--heads", "2", "--d-model", "4", "--html",
                                                  folder.path() + "/b.html"});
     CHECK_THAT(two_heads.out, Catch::Contains(": 2 cabezas, 2 consultas × 2 claves;"));
