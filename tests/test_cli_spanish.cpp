@@ -292,3 +292,22 @@ TEST_CASE("cli spanish - the heat-map legend of a uniform grid, lesson 2 in Span
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::Contains("  todas las celdas: ") && !Catch::Contains("every cell") && !Catch::Contains(" max\n"));
 }
+
+TEST_CASE("cli spanish - the library's file errors a student meets most, in Spanish", "[cli][language]") {
+    TempDir folder;
+    attn::testing::write_file(folder.path() + "/page.html", "<html></html>\n");
+    const std::string missing = folder.path() + "/missing.npy";
+    const CommandResult not_there = run_spanish({"heatmap", "--weights", missing});
+    CHECK(not_there.exit_code == 2);
+    CHECK_THAT(not_there.err, Catch::StartsWith("attn: error: " + missing + ": no se puede abrir: "));
+    CHECK(run_spanish({"heatmap", "--weights", folder.path()}).err ==
+          "attn: error: " + folder.path() + ": no se puede leer: es una carpeta, no un archivo\n");
+    CHECK(run_spanish({"heatmap", "--weights", folder.path() + "/page.html"}).err ==
+          "attn: error: " + folder.path() + "/page.html: no es un archivo .npy (no empieza por \\x93NUMPY); guarda los "
+          "tensores con numpy.save\n");
+    CHECK(run_spanish({"view", "--sentence", "a b", "--html", folder.path() + "/none/page.html"}).err ==
+          "attn: error: no se puede escribir " + folder.path() + "/none/page.html: la carpeta " + folder.path() + "/none no existe\n");
+    // English: the library's own words.
+    CHECK_THAT(run_attn({"heatmap", "--weights", missing}, environment_with({})).err,
+               Catch::StartsWith("attn: error: " + missing + ": cannot open: "));
+}

@@ -386,7 +386,7 @@ int main(int argc, char** argv) {
         if (*view) return run_view(global, view_options);
         return report_error("", tr("no command given; run attn --help"), exit_bad_input);
     } catch (const InputError& e) {
-        return report_error(tr("error: "), e.what(), exit_bad_input);
+        return report_error(tr("error: "), library_error_in_current_language(e.what()), exit_bad_input);
     } catch (const std::bad_alloc&) {
         // Sizes from options are checked before allocating; `attn compute` adds its own hint about
         // the input shapes. What remains is a machine with less memory than the run needs.

@@ -67,14 +67,50 @@ void translate_type_names(CLI::App& app) {
     }
 }
 
+namespace {
+
+struct MessageForm {
+    const char* pattern;
+    const char* english;  // {1}, {2} … the pattern's groups
+};
+
+// `message` rewritten by the first form it matches, in the current language; else unchanged.
+// With `type_names`, a type name among the groups ("INT:INT in [0 - 9999]") is said as the help
+// says it.
+template <std::size_t N>
+std::string rewritten(const std::string& message, const MessageForm (&forms)[N], bool type_names) {
+    for (const MessageForm& form : forms) {
+        std::smatch groups;
+        if (!std::regex_match(message, groups, std::regex(form.pattern))) continue;
+        const auto group = [&groups, type_names](std::size_t n) {
+            if (n >= groups.size()) return std::string();
+            return type_names ? translated_type_name(groups[n].str()) : groups[n].str();
+        };
+        return trf(form.english, {group(1), group(2), group(3), group(4)});
+    }
+    return message;
+}
+
+}  // namespace
+
+std::string library_error_in_current_language(const std::string& message) {
+    if (tutor::current_language() == "en") return message;
+    // The library's English forms (src/lib/files.cpp, src/lib/npy.cpp), most specific first.
+    static const MessageForm forms[] = {
+        {R"((.*): cannot read: it is a folder, not a file)", N_("{1}: cannot read it: it is a folder, not a file")},
+        {R"((.*): cannot open: (.*))", N_("{1}: cannot open it: {2}")},
+        {R"((.*): cannot read: (.*))", N_("{1}: cannot read it: {2}")},
+        {R"(cannot write (.*): the folder (.*) does not exist)", N_("cannot write {1}: the folder {2} does not exist")},
+        {R"((.*): not a \.npy file \(it does not start with (.*)\); save tensors with numpy\.save)",
+         N_("{1}: not a .npy file (it does not start with {2}); save tensors with numpy.save")},
+    };
+    return rewritten(message, forms, false);
+}
+
 std::string usage_error_in_current_language(const std::string& message) {
     if (tutor::current_language() == "en") return message;  // CLI11's own words are the English
     // CLI11 2.1's English forms (CLI/Error.hpp, CLI/Validators.hpp), most specific first.
-    struct Form {
-        const char* pattern;
-        const char* english;  // {1}, {2} … the pattern's groups
-    };
-    static const Form forms[] = {
+    static const MessageForm forms[] = {
         {R"(A subcommand( is required)?)", N_("a command is required: run attn --help for the list")},
         {R"(The following arguments? (?:was|were) not expected: (.*))", N_("unexpected arguments: {1}")},
         {R"(Could not convert: (.*) = (.*))", N_("{1}: cannot read '{2}' as a value of this option")},
@@ -87,14 +123,7 @@ std::string usage_error_in_current_language(const std::string& message) {
         {R"((\S+) excludes (\S+))", N_("{1} cannot be given with {2}")},
         {R"((.+) is required)", N_("{1} is required")},
     };
-    for (const Form& form : forms) {
-        std::smatch groups;
-        if (!std::regex_match(message, groups, std::regex(form.pattern))) continue;
-        // A type name among the groups ("INT:INT in [0 - 9999]") is said as the help says it.
-        const auto group = [&groups](std::size_t n) { return n < groups.size() ? translated_type_name(groups[n].str()) : std::string(); };
-        return trf(form.english, {group(1), group(2), group(3), group(4)});
-    }
-    return message;
+    return rewritten(message, forms, true);
 }
 
 }  // namespace attn::cli
