@@ -5,7 +5,8 @@
 // CLI11 writes those in English; its Formatter takes replacement labels, and its errors have a
 // fixed English form that is matched here and rewritten through the catalogue (po/es.po). The
 // language must be chosen before the commands are set up (their descriptions are translated as
-// they are added): see choose_language_early() in cli/commands.hpp.
+// they are added): see speak_before_parsing() in cli/commands.hpp. The library's most common file
+// errors are rewritten the same way (the library itself has no catalogue).
 //
 //   CLI::App app{tr("attn — …")};
 //   speak_usage_in_current_language(app);        // before any option or subcommand
