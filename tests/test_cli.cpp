@@ -86,7 +86,7 @@ TEST_CASE("cli - lesson 1 walks every step with a passing check", "[cli][lessons
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::Contains("tensor([[1.9991, 2.0000, 3.0000],\n          [4.0000, 5.0000, 6.0000]])"));
     CHECK_THAT(r.out, Catch::Contains("tensor([[50., 57.],"));
-    CHECK_THAT(r.out, Catch::Contains("✓ context: expected (README.md:"));
+    CHECK_THAT(r.out, Catch::Contains("✓ context (README.md:"));
     CHECK_THAT(r.out, Catch::Contains(" 0 failed"));
     CHECK_THAT(r.out, !Catch::Contains("✗"));
     CHECK_THAT(r.out, !Catch::Contains("\033["));  // no colour when the output is not a terminal

@@ -23,8 +23,14 @@ struct GlobalOptions {
     std::string language;     // --lang en|es; empty: ATTN_LANG, then the locale (tutor/language.hpp)
 };
 
-/// Chooses the language of the commands that speak (lesson, check, list, exercise, progress) and
-/// sets it for the process; a one-line note on stderr when its catalogue is missing.
+/// The language of the help, the option descriptions and the usage errors, set before the parser
+/// exists (so before --lang is parsed): --lang's value in argv when the tutor speaks it, else
+/// ATTN_LANG, else the locale — each skipped when it names an unknown language, whose error
+/// apply_language() reports after parsing, in the language chosen here.
+void speak_before_parsing(int argc, char** argv);
+
+/// Chooses the language of every command (--lang, ATTN_LANG, the locale) and sets it for the
+/// process; InputError for an unknown one; a one-line note on stderr when its catalogue is missing.
 void apply_language(const GlobalOptions& global);
 
 /// The lesson as its edition in the chosen language has it (README.es.md) when that exists, else

@@ -64,12 +64,9 @@ void multi_head_attention_into(const Tensor3& query, const Tensor3& key, const T
     // Shapes: query (B, T, D) · key, value (B, S, D) · w_* (D, D) · b_* (D) · attention_mask (B, S)
     //         → output (B, T, D) · weights (B, h, T, S)
     const std::string function = "fast::multi_head_attention";
-    detail::check_inputs(function, query, key, value);
+    detail::check_attention_arguments(function, query, key, value, parameters, options);
     const std::size_t B = query.shape(0), T = query.shape(1), D = query.shape(2), S = key.shape(1);
     const std::size_t h = options.heads;
-    detail::check_attention_parameters(function, parameters, D, h, false);
-    detail::check_attention_options(function, options.attention_mask, B, S, "(B, S)", options.query_tile,
-                                    options.key_tile);
     const std::shared_ptr<detail::WorkerPool> pool = detail::shared_pool();
     result.work = AttentionWork{};
 
@@ -86,9 +83,10 @@ void multi_head_attention_into(const Tensor3& query, const Tensor3& key, const T
     }
     workspace.q.resize(B * T * D);
     if (context == nullptr) context = workspace.q.data();
-    detail::project_and_attend(function, query.data(), key.data(), value.data(), detail::HeadsShape{B, T, S, D, h},
-                               parameters, options.attention_mask, options.causal, options.query_tile,
-                               options.key_tile, weights, context, workspace, *pool, result.work);
+    const detail::AttendArguments attend{function,   query.data(),           key.data(),     value.data(),
+                                         {B, T, S, D, h}, parameters,         options.attention_mask,
+                                         options.causal,   options.query_tile, options.key_tile};
+    detail::project_and_attend(attend, weights, context, workspace, *pool, result.work);
 
     // 3. The output projection.
     const auto start = std::chrono::steady_clock::now();

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "attn/error.hpp"
+#include "tutor/language.hpp"
 
 namespace attn::tutor {
 
@@ -77,11 +78,11 @@ std::string shaded(const Terminal& terminal, double shade, const std::string& te
 // screen only the ends and the middle are named.
 std::string legend(const Terminal& terminal, const Scale& scale) {
     if (!scale.any_finite) return "";
-    if (scale.high <= scale.low) return "  every cell: " + shaded(terminal, 0.5, cell_text(scale.low)) + "\n";
+    if (scale.high <= scale.low) return "  " + tr("every cell:") + " " + shaded(terminal, 0.5, cell_text(scale.low)) + "\n";
     const std::size_t last = scale.distinct.size() - 1;
     std::string out;
     for (const std::size_t step : {1, 2, 4}) {
-        out = "  min";
+        out = "  " + tr("min");
         std::size_t previous = SIZE_MAX;
         for (std::size_t level = 0; level <= 4; level += step) {
             const std::size_t rank = (level * last + 2) / 4;
@@ -90,7 +91,7 @@ std::string legend(const Terminal& terminal, const Scale& scale) {
             const double value = scale.distinct[rank];
             out += " " + shaded(terminal, scale(value), cell_text(value));
         }
-        out += " max";
+        out += " " + tr("max");
         if (visible_width(out) <= terminal.width) break;
     }
     return out + "\n";

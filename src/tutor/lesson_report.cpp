@@ -45,14 +45,21 @@ std::string example_suffix(const LessonBlock& block) {
 
 constexpr std::size_t tensor_indent = 2, expected_indent = 4;
 
-// A phrase kept on one line: its spaces made unbreakable (wrap_words still splits it when it is
-// wider than a whole line).
-std::string unbroken(std::string phrase) {
-    std::replace(phrase.begin(), phrase.end(), ' ', unbreakable_space);
-    return phrase;
+// A phrase kept on one line: its spaces, and the no-break spaces (U+00A0) a message puts where
+// its words belong together in any language, made unbreakable (wrap_words still splits it at them
+// when it is wider than a whole line, and prints them as spaces).
+std::string unbroken(const std::string& phrase) {
+    static const std::string no_break_space = "\u00a0";
+    std::string words;
+    for (std::size_t at = 0; at < phrase.size(); ++at) {
+        const bool joined = phrase.compare(at, no_break_space.size(), no_break_space) == 0;
+        words += joined || phrase[at] == ' ' ? unbreakable_space : phrase[at];
+        if (joined) at += no_break_space.size() - 1;
+    }
+    return words;
 }
 
-// "✓ name: expected (README.md:12) = got · max |Δ| … over N values" in lines of the width, cut only
+// "✓ name (README.md:12): matches · max |Δ| … over N values" in lines of the width, cut only
 // between its three phrases — the mark and the name, the verdict, the difference's summary — so
 // that no line ends with a lone word of one; the lines after the first are indented under the name.
 // A phrase wider than a whole line is wrapped at its spaces.
@@ -119,8 +126,8 @@ std::string describe_check(const Terminal& terminal, const LessonRun& run, const
     };
     std::string text;
     if (check.comparison.passed) {
-        text = check_line(paint(terminal, Style::good, "✓") + " " + block.name + example_suffix(block) + ":",
-                          trf("expected ({1}) = got", {where}), "· " + check.comparison.summary(), terminal.width);
+        text = check_line(paint(terminal, Style::good, "✓") + " " + block.name + example_suffix(block),
+                          trf("({1}): matches", {where}), "· " + check.comparison.summary(), terminal.width);
         // Equal within the written digits but printed differently (a rounding boundary, or a
         // document written with more digits): show what the document says too.
         if (normalized(block.text) != normalized(format_like_pytorch(check.got))) {
@@ -129,14 +136,14 @@ std::string describe_check(const Terminal& terminal, const LessonRun& run, const
         return text;
     }
     text = check_line(paint(terminal, Style::bad, "✗") + " " + block.name + example_suffix(block),
-                      trf("differs from the document ({1}):", {where}), check.comparison.summary(), terminal.width);
+                      trf("({1}): differs", {where}), "· " + check.comparison.summary(), terminal.width);
     text += fit_to_width("    " + tr("expected, as written in the document:"), terminal.width) + "\n" + as_written(block.text);
     text += "    " + tr("got:") + "\n" + indent_lines(format_to_fit(check.got, expected_indent, terminal.width), std::string(expected_indent, ' '));
     return text;
 }
 
 std::string describe_totals(const Terminal& terminal, std::size_t passed, std::size_t failed) {
-    const std::string line = trf("{1} passed, {2} failed", {std::to_string(passed), std::to_string(failed)});
+    const std::string line = trfc("lesson checks", "{1} passed, {2} failed", {std::to_string(passed), std::to_string(failed)});
     return paint(terminal, failed == 0 ? Style::good : Style::bad, line) + "\n";
 }
 

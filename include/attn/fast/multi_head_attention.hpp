@@ -119,8 +119,11 @@ struct AttentionResult {
     AttentionWork work;
 };
 
-/// Buffers reused from call to call by multi_head_attention_into: sized by the first call, later
-/// calls with the same shapes allocate nothing. One workspace per concurrent caller.
+/// Buffers reused from call to call by multi_head_attention_into: sized by the first call, so that
+/// later calls with the same shapes allocate none of the buffers that grow with the tensors. A
+/// call still makes a few small allocations of its own (the function's name for its messages, and
+/// per-task counters of the tiled form: 24 bytes per (batch, head, query tile)). One workspace
+/// per concurrent caller.
 struct AttentionWorkspace {
     std::vector<float> q, k, v;  // projections (B·T, D), (B·S, D), (B·S, D); the heads' context
                                  // overwrites q in place when there is an output projection
