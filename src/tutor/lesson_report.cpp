@@ -45,26 +45,32 @@ std::string example_suffix(const LessonBlock& block) {
 
 constexpr std::size_t tensor_indent = 2, expected_indent = 4;
 
-// A phrase kept on one line: its spaces, and the no-break spaces (U+00A0) a message puts where
-// its words belong together in any language, made unbreakable (wrap_words still splits it at them
-// when it is wider than a whole line, and prints them as spaces).
-std::string unbroken(const std::string& phrase) {
+// `text` with the no-break spaces (U+00A0) a message puts where its words belong together, in any
+// language ("max |Δ| 1.0e-05", "over 4 values"), made unbreakable for wrap_words (which prints
+// them as spaces); with `whole`, its ordinary spaces too, so that it is cut only where it is wider
+// than a whole line.
+std::string joined(const std::string& text, bool whole) {
     static const std::string no_break_space = "\u00a0";
     std::string words;
-    for (std::size_t at = 0; at < phrase.size(); ++at) {
-        const bool joined = phrase.compare(at, no_break_space.size(), no_break_space) == 0;
-        words += joined || phrase[at] == ' ' ? unbreakable_space : phrase[at];
-        if (joined) at += no_break_space.size() - 1;
+    for (std::size_t at = 0; at < text.size(); ++at) {
+        const bool no_break = text.compare(at, no_break_space.size(), no_break_space) == 0;
+        words += no_break || (whole && text[at] == ' ') ? unbreakable_space : text[at];
+        if (no_break) at += no_break_space.size() - 1;
     }
     return words;
 }
 
-// "✓ name (README.md:12): matches · max |Δ| … over N values" in lines of the width, cut only
-// between its three phrases — the mark and the name, the verdict, the difference's summary — so
+// A passing check, "✓ name (README.md:12): matches · max |Δ| … over N values", in lines of the
+// width cut only between its three phrases — the mark and the name, the verdict, the summary — so
 // that no line ends with a lone word of one; the lines after the first are indented under the name.
-// A phrase wider than a whole line is wrapped at its spaces.
 std::string check_line(const std::string& name, const std::string& verdict, const std::string& summary, std::size_t width) {
-    return wrap_words(unbroken(name) + " " + unbroken(verdict) + " " + unbroken(summary), width, "  ", "    ");
+    return wrap_words(joined(name, true) + " " + joined(verdict, true) + " " + joined(summary, true), width, "  ", "    ");
+}
+
+// A failing check, whose summary (first difference, expected, got, allowed) is a sentence of its
+// own: wrapped word by word after the name and the verdict.
+std::string failed_check_line(const std::string& head, const std::string& summary, std::size_t width) {
+    return wrap_words(joined(head, true) + " " + joined("· " + summary, false), width, "  ", "    ");
 }
 
 }  // namespace
@@ -135,8 +141,9 @@ std::string describe_check(const Terminal& terminal, const LessonRun& run, const
         }
         return text;
     }
-    text = check_line(paint(terminal, Style::bad, "✗") + " " + block.name + example_suffix(block),
-                      trf("({1}): differs", {where}), "· " + check.comparison.summary(), terminal.width);
+    text = failed_check_line(paint(terminal, Style::bad, "✗") + " " + block.name + example_suffix(block) + " " +
+                                 trf("({1}): differs", {where}),
+                             check.comparison.summary(), terminal.width);
     text += fit_to_width("    " + tr("expected, as written in the document:"), terminal.width) + "\n" + as_written(block.text);
     text += "    " + tr("got:") + "\n" + indent_lines(format_to_fit(check.got, expected_indent, terminal.width), std::string(expected_indent, ' '));
     return text;
