@@ -7,10 +7,13 @@
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <new>
+#include <sstream>
 
 #include "attn/error.hpp"
 #include "attn/printable.hpp"
@@ -44,6 +47,25 @@ CLI::Validator whole_number(unsigned long long min, unsigned long long max = ULL
 }
 
 const CLI::Validator at_least_one = whole_number(1, SIZE_MAX);
+
+// A real number, finite, from `min` (excluded when `above_min`) to `max`. CLI::Range lets NaN
+// through (every comparison with NaN is false) and reads "inf" as infinity; here both are refused
+// with the value as it was typed.
+CLI::Validator finite_number(double min, double max, bool above_min = false) {
+    std::ostringstream range;
+    range << (above_min ? "greater than " : "from ") << min;
+    if (max < std::numeric_limits<double>::max()) range << (above_min ? " and at most " : " to ") << max;
+    return CLI::Validator(
+        [min, max, above_min, described = range.str()](std::string& input) -> std::string {
+            char* end = nullptr;
+            errno = 0;
+            const double value = input.empty() ? 0.0 : std::strtod(input.c_str(), &end);
+            const bool whole = !input.empty() && end == input.c_str() + input.size() && errno == 0;
+            if (whole && std::isfinite(value) && (above_min ? value > min : value >= min) && value <= max) return {};
+            return "must be a finite number " + described + ", not '" + printable_text(input) + "'";
+        },
+        "X");
+}
 
 CLI::App* setup_list(CLI::App& app, ListOptions&) {
     return app.add_subcommand("list", "List the lessons, numbered, with their titles");
@@ -130,7 +152,8 @@ CLI::App* setup_compute(CLI::App& app, ComputeOptions& options) {
                         "bottom-right: query t sees keys 0..t+S-T, the last query sees every key (KV-cache decoding)");
     command->add_flag("--norm-first", options.norm_first, "Pre-norm: x + sublayer(norm(x)) (encoder-layer)");
     command->add_option_function<double>(
-        "--eps", [&options](const double& value) { options.eps = value; }, "Layer norm eps, > 0 (encoder-layer; default 1e-5)");
+        "--eps", [&options](const double& value) { options.eps = value; }, "Layer norm eps, > 0 (encoder-layer; default 1e-5)")
+        ->check(finite_number(0.0, std::numeric_limits<double>::max(), true));
     command->add_option("--activation", options.activation, "relu or gelu, the exact erf form (encoder-layer; default relu)");
     command->add_option("--weights", options.weights,
                         "An .npz archive of weights, as numpy.savez(path, **state_dict) writes it: keys are the "
@@ -170,7 +193,7 @@ CLI::App* setup_exercise(CLI::App& app, ExerciseOptions& options) {
     command->add_flag("--hint", options.hint, "Show the next hint (about the step that failed last) and stop");
     command->add_option("--file", options.file, "Check this file instead of lessons/NN-slug/exercise/exercise.cpp")->check(CLI::ExistingFile);
     command->add_option("--time-limit", options.time_limit, "Seconds your code may take per case before it is stopped")
-        ->check(CLI::Range(0.1, 3600.0))
+        ->check(finite_number(0.1, 3600.0))
         ->capture_default_str();
     command->footer("Your code runs in its own process with a time limit per case, a memory limit, and bounds checks:\n"
                     "an endless loop, a crash or exit() fails the run and says in which case. Only the results your\n"
