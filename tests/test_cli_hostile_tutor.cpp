@@ -231,3 +231,13 @@ TEST_CASE("hostile2 - pager: Ctrl-C, SIGTERM and Ctrl-Z while the background col
         check_restored(session);
     }
 }
+
+TEST_CASE("hostile2 - every cut of the built catalogue is refused before gettext sees it", "[language][hostile]") {
+    // A catalogue cut anywhere loses a table, a string or its NUL; none may pass the check.
+    const std::string built = read_file((fs::path(attn_program()).parent_path() / "locale/es/LC_MESSAGES/attn.mo").string());
+    REQUIRE(built.size() > 28);
+    std::size_t passed = 0;
+    for (std::size_t size = 0; size < built.size(); ++size) passed += !attn::tutor::catalogue_problem(built.substr(0, size));
+    CHECK(passed == 0);
+    CHECK_FALSE(attn::tutor::catalogue_problem(built));
+}
