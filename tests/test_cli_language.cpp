@@ -48,10 +48,12 @@ TEST_CASE("cli language - LANG=es_ES.UTF-8 attn lesson 1 --no-pause is the Spani
     CHECK(spanish.err.empty());
     // The Spanish document, and the tutor's own words in Spanish.
     CHECK_THAT(spanish.out, Catch::Contains("Lección 1 — Atención por producto escalar") &&
-                                Catch::Contains("── Paso 2 — Puntuaciones") && Catch::Contains("esperado (README.es.md:") &&
-                                Catch::Contains("= obtenido · max |Δ|") && Catch::Contains("Lección 1 comprobada") &&
-                                Catch::Contains("correctos, 0 fallidos") && Catch::Contains("Te toca:"));
-    CHECK_THAT(spanish.out, !Catch::Contains("expected (") && !Catch::Contains(" passed, ") && !Catch::Contains("README.md:"));
+                                Catch::Contains("── Paso 2 — Puntuaciones") && Catch::Contains(" (README.es.md:") &&
+                                Catch::Contains("): coincide · máx |Δ| ") && Catch::Contains(" valores") &&
+                                Catch::Contains("Lección 1 comprobada") && Catch::Contains("correctas, 0 fallidas") &&
+                                Catch::Contains("Te toca:"));
+    CHECK_THAT(spanish.out, !Catch::Contains("matches") && !Catch::Contains(" passed, ") && !Catch::Contains("README.md:") &&
+                                !Catch::Contains("max |Δ|") && !Catch::Contains(" values"));
     // Every number exactly as the English edition prints it: no decimal comma, same digits.
     const auto spanish_numbers = number_lines(spanish.out), english_numbers = number_lines(english.out);
     CHECK(spanish_numbers.size() >= 10);
@@ -119,7 +121,7 @@ TEST_CASE("cli language - attn check --lang es passes every block of every Spani
     INFO(spanish.out << spanish.err);
     CHECK(spanish.exit_code == 0);
     CHECK(spanish.err.empty());
-    CHECK_THAT(spanish.out, Catch::Contains(" correctos, 0 fallidos") && !Catch::Contains("✗") && !Catch::Contains("README.md:"));
+    CHECK_THAT(spanish.out, Catch::Contains(" correctas, 0 fallidas") && !Catch::Contains("✗") && !Catch::Contains("README.md:"));
     // The same checks as the English editions, one per block, each against README.es.md.
     const auto count = [](const std::string& text, const std::string& what) {
         std::size_t n = 0;
@@ -159,7 +161,7 @@ TEST_CASE("cli language - an exercise run in Spanish names its mistake and its h
     INFO(r.out << r.err);
     CHECK(r.exit_code == 1);
     CHECK_THAT(r.out, Catch::Contains("Ejercicio 1 · atención por producto escalar") &&
-                          Catch::Contains("el ejemplo resuelto de la lección (valores esperados del documento de la lección)") &&
+                          Catch::Contains("el ejemplo resuelto (valores del documento de la lección)") &&
                           Catch::Contains("esperado:") && Catch::Contains("obtenido:"));
     CHECK_THAT(r.out, Catch::Contains("Tus números coinciden con un error clásico en todos los casos que permiten distinguirlo: "
                                       "todos los pesos valen 1") &&
@@ -203,7 +205,7 @@ TEST_CASE("cli language - exercise 7 in Spanish: the solution passes, the Spanis
         {"exercise", "7", "--lang", "es", "--file", ATTN_SOURCE_DIR "/lessons/07-online-softmax/exercise/solution.cpp"}, environment, 600);
     INFO(solved.out << solved.err);
     CHECK(solved.exit_code == 0);
-    CHECK_THAT(solved.out, Catch::Contains("8 correctos, 0 fallidos") && Catch::Contains("El ejercicio 7 está superado."));
+    CHECK_THAT(solved.out, Catch::Contains("8 casos correctos, 0 fallidos") && Catch::Contains("El ejercicio 7 está superado."));
     const CommandResult stub = run_attn(
         {"exercise", "7", "--lang", "es", "--file", ATTN_SOURCE_DIR "/lessons/07-online-softmax/exercise/stub.es.cpp"}, environment, 600);
     INFO(stub.out << stub.err);

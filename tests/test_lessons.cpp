@@ -50,10 +50,10 @@ LessonRun run_of(int number) { return run_lesson(find_lesson(list_lessons(lesson
 
 TEST_CASE("lesson 4 - decoding with a KV cache gives the new tokens the rows of the full computation", "[lessons][lesson04]") {
     // Step 11: queries 2 and 3 over all four keys, aligned bottom-right, are rows 2 and 3 of step 4;
-    // aligned top-left (example "cross") they are not.
+    // aligned top-left (the same example's `_top_left` tensors) they are not.
     const LessonRun run = run_of(4);
-    const attn::DynamicTensor full = computed(run, "main", "weights"), cached = computed(run, "kv_cache", "weights");
-    const attn::DynamicTensor top_left = computed(run, "cross", "weights");
+    const attn::DynamicTensor full = computed(run, "main", "weights"), cached = computed(run, "kv_cache", "weights_bottom_right");
+    const attn::DynamicTensor top_left = computed(run, "kv_cache", "weights_top_left");
     REQUIRE(cached.shape() == std::vector<std::size_t>({1, 2, 4}));
     for (std::size_t t = 0; t < 2; ++t)
         for (std::size_t s = 0; s < 4; ++s) {
@@ -61,7 +61,7 @@ TEST_CASE("lesson 4 - decoding with a KV cache gives the new tokens the rows of 
             CHECK(cached(0, t, s) == Approx(full(0, t + 2, s)).margin(1e-15));
         }
     CHECK(top_left(0, 0, 0) == 1.0);
-    const attn::DynamicTensor full_output = computed(run, "main", "output"), cached_output = computed(run, "kv_cache", "output");
+    const attn::DynamicTensor full_output = computed(run, "main", "output"), cached_output = computed(run, "kv_cache", "output_bottom_right");
     for (std::size_t i = 0; i < 3; ++i) CHECK(cached_output(0, 1, i) == Approx(full_output(0, 3, i)).margin(1e-15));
 }
 

@@ -31,6 +31,7 @@ MultiHeadAttentionWeights read_weights(const LessonInputs& inputs) {
     w.b_q = inputs.get("b_q", 1, "(D)");
     w.b_k = inputs.get("b_k", 1, "(D)");
     w.b_v = inputs.get("b_v", 1, "(D)");
+    w.no_output_projection = !inputs.has("w_o");  // seed 000's examples have none
     if (inputs.has("w_o")) w.w_o = Matrix(inputs.get("w_o", 2, "(D, D)"));
     if (inputs.has("b_o")) w.b_o = Vector(inputs.get("b_o", 1, "(D)"));
     return w;

@@ -225,7 +225,8 @@ int run_progress(const GlobalOptions&, const ProgressOptions&) {
         std::cout << "  " << (done ? paint(terminal, tutor::Style::good, "✓") : started ? paint(terminal, tutor::Style::bad, "✗") : "·")
                   << " " << tutor::trf("exercise {1}", {std::to_string(exercise.number)}) << "  " << printable_text(exercise.folder.substr(3)) << "  "
                   << (done ? tutor::tr("passes")
-                           : started ? tutor::trf("not passing yet ({1} hints seen)", {std::to_string(found->second.hints_shown.size())})
+                           : started ? tutor::trn("not passing yet ({1} hint seen)", "not passing yet ({1} hints seen)",
+                                                  found->second.hints_shown.size(), {std::to_string(found->second.hints_shown.size())})
                                      : tutor::tr("not started"))
                   << "\n";
     }

@@ -86,7 +86,7 @@ void print_ending(std::ostream& out, const tutor::Terminal& terminal, const RunR
     if (!diagnosis.message.empty()) out << "\n  → " << paint(terminal, Style::accent, diagnosis.message) << "\n";
     const std::size_t passed = run.count(CaseOutcome::Status::passed), not_run = run.count(CaseOutcome::Status::not_run);
     const std::size_t failed = run.outcomes.size() - passed - not_run;
-    std::string totals = tutor::trf("{1} passed, {2} failed", {std::to_string(passed), std::to_string(failed)});
+    std::string totals = tutor::trfc("exercise cases", "{1} passed, {2} failed", {std::to_string(passed), std::to_string(failed)});
     if (not_run > 0) totals += ", " + tutor::trf("{1} not run", {std::to_string(not_run)});
     out << "\n" << paint(terminal, run.passed() ? Style::good : Style::bad, totals) << "\n" << std::flush;
 }

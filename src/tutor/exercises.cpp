@@ -11,6 +11,7 @@
 #include "attn/error.hpp"
 #include "attn/files.hpp"
 #include "attn/printable.hpp"
+#include "tutor/language.hpp"
 
 #ifndef ATTN_DEFAULT_SOURCE_DIR
 #define ATTN_DEFAULT_SOURCE_DIR "."
@@ -45,7 +46,7 @@ std::vector<ExerciseInfo> list_exercises(const std::string& source) {
         info.student_path = (exercise / "exercise.cpp").string();
         exercises.push_back(std::move(info));
     }
-    if (exercises.empty()) throw InputError(source + "/lessons: no exercises found (no lessons/NN-slug/exercise/stub.cpp)");
+    if (exercises.empty()) throw InputError(trf("{1}/lessons: no exercises found (no lessons/NN-slug/exercise/stub.cpp)", {source}));
     std::sort(exercises.begin(), exercises.end(), [](const auto& a, const auto& b) { return a.number < b.number; });
     return exercises;
 }
@@ -58,7 +59,7 @@ const ExerciseInfo& find_exercise(const std::vector<ExerciseInfo>& exercises, co
     }
     std::string known;
     for (const auto& exercise : exercises) known += (known.empty() ? "" : ", ") + std::to_string(exercise.number) + " " + exercise.folder.substr(3);
-    throw InputError("unknown exercise '" + number_or_slug + "'; the exercises are: " + known);
+    throw InputError(trf("unknown exercise '{1}'; the exercises are: {2}", {number_or_slug, known}));
 }
 
 namespace {
@@ -146,7 +147,7 @@ std::string reset_exercise(const ExerciseInfo& exercise) {
     try {
         write_files_atomically(files);
     } catch (const InputError& error) {
-        rethrow_as("cannot restore " + exercise.student_path, error);
+        rethrow_as(trf("cannot restore {1}", {exercise.student_path}), error);
     }
     return backup;
 }
@@ -203,7 +204,7 @@ Progress read_progress(const std::string& path) {
 void write_progress(const std::string& path, const Progress& progress) {
     std::error_code created;
     fs::create_directories(fs::path(path).parent_path(), created);
-    if (created) throw InputError("cannot write the progress file " + path + ": " + created.message());
+    if (created) throw InputError(trf("cannot write the progress file {1}: {2}", {path, created.message()}));
     std::ostringstream text;
     for (const auto& [number, entry] : progress) {
         std::string shown;

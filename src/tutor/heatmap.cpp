@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "attn/error.hpp"
+#include "tutor/language.hpp"
 
 namespace attn::tutor {
 
@@ -66,15 +67,15 @@ std::string shaded(const Terminal& terminal, double shade, const std::string& te
 // narrow screen only the ends and the middle are named.
 std::string legend(const Terminal& terminal, const Scale& scale) {
     if (!scale.any_finite) return "";
-    if (scale.high <= scale.low) return "  every cell: " + shaded(terminal, 0.5, cell_text(scale.low)) + "\n";
+    if (scale.high <= scale.low) return "  " + tr("every cell:") + " " + shaded(terminal, 0.5, cell_text(scale.low)) + "\n";
     std::string out;
     for (const int step : {1, 2, 4}) {
-        out = "  min";
+        out = "  " + tr("min");
         for (int level = 0; level <= 4; level += step) {
             const double shade = level / 4.0;
             out += " " + shaded(terminal, shade, cell_text(scale.low + shade * (scale.high - scale.low)));
         }
-        out += " max";
+        out += " " + tr("max");
         if (visible_width(out) <= terminal.width) break;
     }
     return out + "\n";

@@ -170,8 +170,10 @@ std::string tr(const char* english) {
 
 std::string tr(const std::string& english) { return tr(english.c_str()); }
 
-std::string trf(const char* english, std::initializer_list<std::string> values) {
-    const std::string pattern = tr(english);
+namespace {
+
+// `pattern` with {1}, {2}, … replaced by `values`.
+std::string fill_placeholders(const std::string& pattern, std::initializer_list<std::string> values) {
     std::string out;
     for (std::size_t i = 0; i < pattern.size(); ++i) {
         if (pattern[i] == '{') {
@@ -191,6 +193,26 @@ std::string trf(const char* english, std::initializer_list<std::string> values) 
         out += pattern[i];
     }
     return out;
+}
+
+}  // namespace
+
+std::string trf(const char* english, std::initializer_list<std::string> values) {
+    return fill_placeholders(tr(english), values);
+}
+
+std::string trfc(const char* context, const char* english, std::initializer_list<std::string> values) {
+    if (!catalogue_bound()) return fill_placeholders(english, values);
+    // GNU gettext's pgettext: the catalogue's key is the context, EOT (\4), the message.
+    const std::string key = std::string(context) + '\4' + english;
+    const char* found = ::dgettext(text_domain, key.c_str());
+    return fill_placeholders(found == key ? english : found, values);
+}
+
+std::string trn(const char* singular, const char* plural, unsigned long count, std::initializer_list<std::string> values) {
+    const char* form = count == 1 ? singular : plural;
+    if (catalogue_bound()) form = ::dngettext(text_domain, singular, plural, count);
+    return fill_placeholders(form, values);
 }
 
 std::string localized_file(const std::string& path) {

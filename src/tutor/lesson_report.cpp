@@ -45,14 +45,16 @@ std::string example_suffix(const LessonBlock& block) {
 
 constexpr std::size_t tensor_indent = 2, expected_indent = 4;
 
-// "✓ name: expected (README.md:12) = got · max |Δ| …" in lines of the width, indented under the
-// mark; "max |Δ|" and "(README.md:12)" are never split, nor "over N" (Spanish: "sobre N").
+// "✓ name (README.md:12): matches · max |Δ| …" in lines of the width, indented under the mark;
+// the words a message joins with no-break spaces (U+00A0: "max |Δ| 1.0e-05", "over 4 values", in
+// any language) are never split.
 std::string check_line(const std::string& text, std::size_t width) {
-    std::string words = text;
-    for (const std::string& phrase : {std::string("max |Δ|"), std::string("over "), std::string("sobre ")}) {
-        for (std::size_t at = words.find(phrase); at != std::string::npos; at = words.find(phrase, at + 1)) {
-            words[at + phrase.find(' ')] = unbreakable_space;
-        }
+    static const std::string no_break_space = "\u00a0";
+    std::string words;
+    for (std::size_t at = 0; at < text.size(); ++at) {
+        const bool joined = text.compare(at, no_break_space.size(), no_break_space) == 0;
+        words += joined ? unbreakable_space : text[at];
+        if (joined) at += no_break_space.size() - 1;
     }
     return wrap_words(words, width, "  ", "      ");
 }
@@ -104,8 +106,8 @@ std::string describe_check(const Terminal& terminal, const LessonRun& run, const
     };
     std::string text;
     if (check.comparison.passed) {
-        text = check_line(paint(terminal, Style::good, "✓") + " " + block.name + example_suffix(block) + ": " +
-                              trf("expected ({1}) = got", {where}) + " · " + check.comparison.summary(),
+        text = check_line(paint(terminal, Style::good, "✓") + " " + block.name + example_suffix(block) + " " +
+                              trf("({1}): matches", {where}) + " · " + check.comparison.summary(),
                           terminal.width);
         // Equal within the written digits but printed differently (a rounding boundary, or a
         // document written with more digits): show what the document says too.
@@ -115,7 +117,7 @@ std::string describe_check(const Terminal& terminal, const LessonRun& run, const
         return text;
     }
     text = check_line(paint(terminal, Style::bad, "✗") + " " + block.name + example_suffix(block) + " " +
-                          trf("differs from the document ({1}):", {where}) + " " + check.comparison.summary(),
+                          trf("({1}): differs", {where}) + " · " + check.comparison.summary(),
                       terminal.width);
     text += fit_to_width("    " + tr("expected, as written in the document:"), terminal.width) + "\n" + as_written(block.text);
     text += "    " + tr("got:") + "\n" + indent_lines(format_to_fit(check.got, expected_indent, terminal.width), std::string(expected_indent, ' '));
@@ -123,7 +125,7 @@ std::string describe_check(const Terminal& terminal, const LessonRun& run, const
 }
 
 std::string describe_totals(const Terminal& terminal, std::size_t passed, std::size_t failed) {
-    const std::string line = trf("{1} passed, {2} failed", {std::to_string(passed), std::to_string(failed)});
+    const std::string line = trfc("lesson checks", "{1} passed, {2} failed", {std::to_string(passed), std::to_string(failed)});
     return paint(terminal, failed == 0 ? Style::good : Style::bad, line) + "\n";
 }
 

@@ -114,7 +114,7 @@ std::vector<LessonInfo> list_lessons(const std::string& directory) {
     namespace fs = std::filesystem;
     std::error_code error;
     if (!fs::is_directory(directory, error)) {
-        throw InputError(directory + ": the lessons folder does not exist (set --lessons-dir or ATTN_LESSONS_DIR)");
+        throw InputError(trf("{1}: the lessons folder does not exist (set --lessons-dir or ATTN_LESSONS_DIR)", {directory}));
     }
     std::vector<LessonInfo> lessons;
     for (const auto& entry : fs::directory_iterator(directory, error)) {
@@ -136,7 +136,7 @@ std::vector<LessonInfo> list_lessons(const std::string& directory) {
         }
         lessons.push_back(std::move(info));
     }
-    if (lessons.empty()) throw InputError(directory + ": no lessons found (expected folders like 01-dot-product/README.md)");
+    if (lessons.empty()) throw InputError(trf("{1}: no lessons found (expected folders like 01-dot-product/README.md)", {directory}));
     std::sort(lessons.begin(), lessons.end(), [](const LessonInfo& a, const LessonInfo& b) { return a.number < b.number; });
     return lessons;
 }
@@ -165,7 +165,7 @@ const LessonInfo& find_lesson(const std::vector<LessonInfo>& lessons, const std:
     }
     std::string known;
     for (const auto& lesson : lessons) known += (known.empty() ? "" : ", ") + std::to_string(lesson.number) + " " + lesson.slug;
-    throw InputError("unknown lesson '" + number_or_slug + "'; the lessons are: " + known);
+    throw InputError(trf("unknown lesson '{1}'; the lessons are: {2}", {number_or_slug, known}));
 }
 
 namespace {

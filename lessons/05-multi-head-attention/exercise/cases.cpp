@@ -123,6 +123,7 @@ Inputs random_inputs(unsigned seed, std::size_t B, std::size_t T, std::size_t S,
     in.weights.b_q = draw.normal<Vector>({D}, 0.5);
     in.weights.b_k = draw.normal<Vector>({D}, 0.5);
     in.weights.b_v = draw.normal<Vector>({D}, 0.5);
+    in.weights.no_output_projection = !with_w_o;
     if (with_w_o) in.weights.w_o = draw.normal<Matrix>({D, D}, weight_spread);
     if (with_w_o && with_b_o) in.weights.b_o = draw.normal<Vector>({D}, 0.5);
     in.heads = heads;
