@@ -630,8 +630,8 @@ TEST_CASE("cli - compute encoder-layer bad input is exit 2 naming the tensor and
         arguments.insert(arguments.end(), options.begin(), options.end());
         expect_bad_input(arguments, fragments, out);
     };
-    expect_error({"--heads", "2", "--eps", "0"}, {"--eps must be a positive number"});
-    expect_error({"--heads", "2", "--eps", "-1e-5"}, {"--eps must be a positive number"});
+    expect_error({"--heads", "2", "--eps", "0"}, {"--eps: must be a finite number greater than 0, not '0'"});
+    expect_error({"--heads", "2", "--eps", "-1e-5"}, {"--eps: must be a finite number greater than 0, not '-1e-5'"});
     expect_error({"--heads", "2", "--activation", "swish"}, {"unknown activation 'swish'; expected relu, gelu (the exact erf form) or gelu-tanh"});
     expect_error({}, {"encoder-layer needs the number of heads"});
     expect_error({"--heads", "3"}, {"not a multiple of the number of heads h = 3"});

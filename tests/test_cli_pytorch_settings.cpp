@@ -80,7 +80,7 @@ TEST_CASE("pytorch settings - --norm-eps is the encoder's final norm's, and only
         arguments.insert(arguments.end(), extra.begin(), extra.end());
         return arguments;
     };
-    expect_refused(with({"--norm-eps", "0"}), {"--norm-eps must be a positive number"}, out);
+    expect_refused(with({"--norm-eps", "0"}), {"--norm-eps: must be a finite number greater than 0, not '0'"}, out);
     // An encoder without a final norm: the option would change nothing, so it is refused.
     const std::string in = dir.path() + "/in";
     fs::create_directories(in);

@@ -32,13 +32,16 @@ namespace {
 
 // Every output in one all-or-none write (attn/files.hpp): a run that fails or is killed leaves
 // the folder as it was.
-void write_outputs(const std::string& out_dir, const tutor::NamedTensors& outputs, NpyDtype dtype) {
+// No output may be one of the files read (`inputs`): a link in --out to an input, or --weights
+// inside --out under an output's name, would lose it.
+void write_outputs(const std::string& out_dir, const tutor::NamedTensors& outputs, NpyDtype dtype,
+                   const std::vector<InputPath>& inputs) {
     prepare_output_folder(out_dir);
     std::vector<OutputFile> files;
     for (const auto& [name, tensor] : outputs) {
         files.push_back({(fs::path(out_dir) / (name + ".npy")).string(), encode_npy(tensor, dtype)});
     }
-    write_files_atomically(files);
+    write_files_atomically(files, inputs);
 }
 
 }  // namespace
@@ -100,6 +103,7 @@ NpyAccept accept_for(const std::string& name) {
 struct LoadedInputs {
     tutor::NamedTensors tensors;
     std::map<std::string, std::string> sources;  // name → where it came from, for messages
+    std::vector<InputPath> files;                // every file read, which no output may replace
     std::set<std::string> integer_inputs;
     bool all_float32 = true;
 };
@@ -146,8 +150,10 @@ LoadedInputs load_inputs(const tutor::ComputeModule& module, const ComputeOption
         const std::string name = tutor::canonical_weight_name(path.stem().string());
         if (!accept_name(module, loaded, name, printable_text(path.string()))) continue;
         add_input(loaded, name, read_npy(path.string(), accept_for(name)));
+        loaded.files.push_back({"", path.string()});
     }
     if (!options.weights.empty()) {
+        loaded.files.push_back({"--weights", options.weights});
         for (const auto& [key, array] : read_npz(options.weights, accept_for)) {
             const std::string name = tutor::canonical_weight_name(key);
             if (!accept_name(module, loaded, name, printable_text(options.weights) + "[" + printable_text(key) + "]")) continue;
@@ -209,7 +215,7 @@ int run_compute(const GlobalOptions&, const ComputeOptions& options) {
         throw InputError(trf("{1}: out of memory computing on {2}; are the input shapes what you meant?", {module.name, shapes}));
     }
     const NpyDtype dtype = all_float32 ? NpyDtype::float32 : NpyDtype::float64;
-    write_outputs(options.out_dir, outputs, dtype);
+    write_outputs(options.out_dir, outputs, dtype, loaded.files);
     for (const auto& spec : module.outputs) {
         const auto found = outputs.find(spec.name);
         if (found == outputs.end()) continue;

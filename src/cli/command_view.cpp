@@ -163,12 +163,19 @@ int run_view(const GlobalOptions&, const ViewOptions& options) {
     }
     std::vector<OutputFile> files;
     if (!options.html.empty()) {
-        files.push_back({options.html, tutor::render_attention_page(heads, tutor::PageText{a.title, notes}, options.head)});
+        files.push_back({options.html, tutor::render_attention_page(heads, tutor::PageText{a.title, notes}, options.head), "--html"});
     }
     if (!options.svg.empty()) {
-        files.push_back({options.svg, tutor::render_heatmap_svg(heads, options.head, a.title)});
+        files.push_back({options.svg, tutor::render_heatmap_svg(heads, options.head, a.title), "--svg"});
     }
-    write_files_atomically(files);
+    // Never written over what was read: `--html w.npy` with `--weights w.npy` would lose the weights.
+    std::vector<InputPath> inputs;
+    const AttentionSourceOptions& source = options.source;
+    for (const auto& [what, path] : {std::pair<std::string, std::string>{"--weights", source.weights},
+                                     {"--tokens", source.tokens}, {"--key-tokens", source.key_tokens}}) {
+        if (!path.empty()) inputs.push_back({what, path});
+    }
+    write_files_atomically(files, inputs);
     const std::size_t h = heads.weights.shape(0), T = heads.weights.shape(1), S = heads.weights.shape(2);
     const std::string queries_by_keys = trn("{1} query", "{1} queries", T, {std::to_string(T)}) + " × " +
                                         trn("{1} key", "{1} keys", S, {std::to_string(S)});

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "attn/error.hpp"
+#include "attn/printable.hpp"
 #include "cli/commands.hpp"
 #include "tutor/language.hpp"
 #include "tutor/lessons.hpp"
@@ -42,7 +43,7 @@ tutor::LessonInfo lesson_in_language(const tutor::LessonInfo& lesson) {
     if (auto edition = tutor::lesson_edition(lesson, language)) return *edition;
     std::cerr << "attn: "
               << tutor::trf("note: lesson {1} has no edition in this language ({2}); showing the English one",
-                            {std::to_string(lesson.number), tutor::edition_path(lesson, language)})
+                            {std::to_string(lesson.number), printable_text(tutor::edition_path(lesson, language))})
               << "\n";
     return lesson;
 }

@@ -7,10 +7,13 @@
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <new>
+#include <sstream>
 
 #include "attn/error.hpp"
 #include "attn/printable.hpp"
@@ -51,6 +54,43 @@ CLI::Validator whole_number(unsigned long long min, unsigned long long max = ULL
 }
 
 const CLI::Validator at_least_one = whole_number(1, SIZE_MAX);
+
+// A real number, finite, checked by `accept`, with `refusal` (input → message) otherwise. CLI::Range
+// lets NaN through (every comparison with NaN is false) and reads "inf" as infinity; here both
+// are refused with the value as it was typed.
+CLI::Validator finite_number_where(bool (*accept)(double, double, double), double min, double max,
+                                   std::string (*refusal)(double, double, const std::string&)) {
+    return CLI::Validator(
+        [=](std::string& input) -> std::string {
+            char* end = nullptr;
+            errno = 0;
+            const double value = input.empty() ? 0.0 : std::strtod(input.c_str(), &end);
+            const bool whole = !input.empty() && end == input.c_str() + input.size() && errno == 0;
+            if (whole && std::isfinite(value) && accept(value, min, max)) return {};
+            return refusal(min, max, printable_text(input));
+        },
+        "");
+}
+
+std::string number_text(double value) {
+    std::ostringstream text;
+    text << value;
+    return text.str();
+}
+
+// A finite number from `min` to `max`: --time-limit.
+CLI::Validator finite_number(double min, double max) {
+    return finite_number_where([](double value, double low, double high) { return value >= low && value <= high; }, min, max,
+                               [](double low, double high, const std::string& input) {
+                                   return trf("must be a finite number from {1} to {2}, not '{3}'",
+                                              {number_text(low), number_text(high), input});
+                               });
+}
+
+// A finite number greater than 0: an eps.
+const CLI::Validator positive_finite = finite_number_where(
+    [](double value, double, double) { return value > 0.0; }, 0.0, 0.0,
+    [](double, double, const std::string& input) { return trf("must be a finite number greater than 0, not '{1}'", {input}); });
 
 CLI::App* setup_list(CLI::App& app, ListOptions&) {
     return app.add_subcommand("list", tr("List the lessons, numbered, with their titles"));
@@ -142,10 +182,12 @@ CLI::App* setup_compute(CLI::App& app, ComputeOptions& options) {
     command->add_flag("--norm-first", options.norm_first, tr("Pre-norm: x + sublayer(norm(x)) (encoder-layer)"));
     command->add_option_function<double>(
         "--eps", [&options](const double& value) { options.eps = value; },
-        tr("Layer norm eps, > 0, PyTorch's layer_norm_eps (encoder-layer, encoder; default 1e-5)"));
+        tr("Layer norm eps, > 0, PyTorch's layer_norm_eps (encoder-layer, encoder; default 1e-5)"))
+        ->check(positive_finite);
     command->add_option_function<double>(
         "--norm-eps", [&options](const double& value) { options.norm_eps = value; },
-        tr("The final norm's eps, > 0, when nn.LayerNorm(D, eps=...) differs from the layers' (encoder; default: --eps)"));
+        tr("The final norm's eps, > 0, when nn.LayerNorm(D, eps=...) differs from the layers' (encoder; default: --eps)"))
+        ->check(positive_finite);
     command->add_option("--activation", options.activation,
                         tr("relu, gelu (the exact erf form) or gelu-tanh (PyTorch's approximate=\"tanh\") "
                            "(encoder-layer, encoder; default relu)"));
@@ -189,7 +231,7 @@ CLI::App* setup_exercise(CLI::App& app, ExerciseOptions& options) {
     command->add_flag("--hint", options.hint, tr("Show the next hint (about the step that failed last) and stop"));
     command->add_option("--file", options.file, tr("Check this file instead of lessons/NN-slug/exercise/exercise.cpp"))->check(CLI::ExistingFile);
     command->add_option("--time-limit", options.time_limit, tr("Seconds your code may take per case before it is stopped"))
-        ->check(CLI::Range(0.1, 3600.0))
+        ->check(finite_number(0.1, 3600.0))
         ->capture_default_str();
     command->footer(tr("Your code runs in its own process with a time limit per case, a memory limit, and bounds checks:\n"
                     "an endless loop, a crash or exit() fails the run and says in which case. Only the results your\n"

@@ -55,7 +55,7 @@ void check_arguments(const std::string& f, const Tensor3& query, const Tensor3& 
 // The scores with every mask: causal and padding (−∞), then PyTorch's additive attn_mask.
 Tensor4 masked_scores(const Tensor4& scores, const AttentionOptions& options) {
     Tensor4 masked = add_masks(scores, options.causal, options.causal_alignment, options.attention_mask);
-    return options.additive_mask ? add_additive_mask(std::move(masked), *options.additive_mask) : masked;
+    return options.additive_mask ? add_additive_mask(std::move(masked), *options.additive_mask, "multi_head_attention") : masked;
 }
 
 // Head j's rows of a (1 or B·h, T, S) additive mask: (1 or B, T, S), for one head at a time.

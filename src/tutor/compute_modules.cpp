@@ -1,6 +1,7 @@
 #include "tutor/compute_modules.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 
@@ -260,7 +261,7 @@ const std::vector<ComputeModule>& compute_modules() {
          true,
          false,
          true,
-         {"B,h,T,T"},
+         {"B,T,F", "B,h,T,T"},  // F: the widest layer's (bind_dimensions)
          true},
     });
     return modules;
@@ -314,6 +315,11 @@ bool reads_input(const ComputeModule& module, const std::string& name) {
 }
 
 std::optional<std::string> closest_input(const ComputeModule& module, const std::string& name) {
+    // The same name in other capitals (Out_Proj.Weight is PyTorch's out_proj.weight, w_o): never
+    // read as that input, always pointed at it.
+    std::string lower = name;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower != name && reads_input(module, canonical_weight_name(lower))) return canonical_weight_name(lower);
     // PyTorch's other names for the same masks, by module.
     static const std::vector<std::pair<std::string, std::vector<std::string>>> aliases = {
         {"src_key_padding_mask", {"key_padding_mask"}}, {"key_padding_mask", {"src_key_padding_mask"}},
@@ -427,9 +433,11 @@ ShapeLetters bind_dimensions(const ComputeModule& module, const NamedTensors& in
                 const auto found = inputs.find(prefix + spec.name);
                 if (found != inputs.end()) shapes.emplace_back(prefix + spec.name, found->second, spec.dimensions);
             }
-            // Layers may have their own F: checked one layer at a time, F of layer 0 kept.
+            // Layers may have their own F: checked one layer at a time; the widest F is kept, for
+            // the size limit on the feed-forward network's (B, T, F) (check_working_sizes).
             ShapeLetters letters = check_shapes(module.name, shapes);
             if (layer == 0) first = letters;
+            if (letters.count("F") && (!first.count("F") || letters["F"] > first["F"])) first["F"] = letters["F"];
             shapes.erase(std::remove_if(shapes.begin(), shapes.end(),
                                         [&](const NamedShape& s) { return s.name.rfind(prefix, 0) == 0; }),
                          shapes.end());
@@ -442,7 +450,17 @@ ShapeLetters bind_dimensions(const ComputeModule& module, const NamedTensors& in
 // The outputs, and the largest tensors the module builds on the way, must fit the limit on one
 // tensor (attn/shape.hpp) before anything is allocated: small inputs can ask for huge scores.
 void check_working_sizes(const ComputeModule& module, ShapeLetters letters, const ComputeOptions& options) {
-    if (module.uses_heads) letters["h"] = static_cast<std::size_t>(options.heads);
+    if (module.uses_heads) {
+        // More heads than D, named with the option as it was given: a huge --heads would otherwise
+        // be reported inside a size too large to show (legend_shape caps it). Other values that do
+        // not divide D are the library's to refuse, naming the tensor.
+        const std::size_t D = letters.count("D") ? letters["D"] : 0;
+        if (D != 0 && static_cast<std::size_t>(options.heads) > D) {
+            throw InputError("--heads " + std::to_string(options.heads) + " is more than the model width D = " +
+                             std::to_string(D) + "; each head gets d_k = D / h features, so h must divide D");
+        }
+        letters["h"] = static_cast<std::size_t>(options.heads);
+    }
     std::vector<std::pair<std::string, std::string>> tensors;  // (what, legend)
     for (const auto& spec : module.outputs) tensors.emplace_back("the output '" + spec.name + "'", spec.dimensions);
     for (const auto& legend : module.working_sizes) tensors.emplace_back("an intermediate", legend);

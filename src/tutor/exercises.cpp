@@ -6,11 +6,11 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "attn/error.hpp"
 #include "attn/files.hpp"
+#include "attn/printable.hpp"
 #include "tutor/language.hpp"
 
 #ifndef ATTN_DEFAULT_SOURCE_DIR
@@ -62,8 +62,21 @@ const ExerciseInfo& find_exercise(const std::vector<ExerciseInfo>& exercises, co
     throw InputError(trf("unknown exercise '{1}'; the exercises are: {2}", {number_or_slug, known}));
 }
 
+namespace {
+
+// An exercise's own file (hints, progress) through the one checked reader: a FIFO or a link to
+// /dev/urandom is refused naming the file, never read for ever; a missing file is empty.
+std::string read_own_file(const std::string& path, const std::string& what) {
+    std::error_code error;
+    if (!fs::exists(fs::symlink_status(path, error))) return {};
+    // Control characters and escape sequences never reach the terminal (attn/printable.hpp).
+    return printable_text(read_input_file(path, 1 << 20, what), LineBreaks::keep);
+}
+
+}  // namespace
+
 std::vector<Hint> read_hints(const std::string& path) {
-    std::ifstream file(path);
+    std::istringstream file(read_own_file(path, "the hints file"));
     std::vector<Hint> hints;
     const std::string steps_marker = "<!-- steps:";
     for (std::string line; std::getline(file, line);) {
@@ -150,7 +163,7 @@ Progress read_progress(const std::string& path) {
     // One line per exercise: "exercise 1 passed shown=1,2" or "exercise 3 failing shown=1,3 numbers=… step=weights".
     // An older file's "hints=2" (a count) means hints 1 and 2.
     Progress progress;
-    std::ifstream file(path);
+    std::istringstream file(read_own_file(path, "the progress file"));
     for (std::string line; std::getline(file, line);) {
         std::istringstream words(line);
         std::string keyword, status, field;
