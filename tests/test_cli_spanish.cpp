@@ -44,6 +44,16 @@ std::vector<std::string> english_words_in(const std::string& help) {
     return found;
 }
 
+// Lesson 5 step 12's mha inputs in `in`: query, key and value (1, 3, 4), the (4, 4) projections
+// w_q, w_k, w_v and their zero biases; no w_o (a block without an output projection).
+void write_mha_inputs(const std::string& in) {
+    std::filesystem::create_directories(in);
+    const std::vector<double> tokens(12, 0.5), square(16, 0.25), bias(4, 0.0);
+    for (const char* name : {"query", "key", "value"}) attn::write_npy(in + "/" + name + ".npy", {1, 3, 4}, tokens, attn::NpyDtype::float64);
+    for (const char* name : {"w_q", "w_k", "w_v"}) attn::write_npy(in + "/" + name + ".npy", {4, 4}, square, attn::NpyDtype::float64);
+    for (const char* name : {"b_q", "b_k", "b_v"}) attn::write_npy(in + "/" + name + ".npy", {4}, bias, attn::NpyDtype::float64);
+}
+
 std::size_t occurrences(const std::string& text, const std::string& what) {
     std::size_t n = 0;
     for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
@@ -154,12 +164,8 @@ TEST_CASE("cli spanish - unknown lesson, exercise, command, module and language,
 TEST_CASE("cli spanish - attn compute in Spanish: its errors, lesson 5's h-divides-D message, what it wrote", "[cli][language]") {
     TempDir folder;
     const std::string in = folder.path() + "/in", out = folder.path() + "/out";
-    std::filesystem::create_directories(in);
-    // Lesson 5 step 12: D = 4 with h = 3. Inputs (1, 3, 4) and the four (4, 4) and (4) weights.
-    std::vector<double> tokens(12, 0.5), square(16, 0.25), bias(4, 0.0);
-    for (const char* name : {"query", "key", "value"}) attn::write_npy(in + "/" + name + ".npy", {1, 3, 4}, tokens, attn::NpyDtype::float64);
-    for (const char* name : {"w_q", "w_k", "w_v"}) attn::write_npy(in + "/" + name + ".npy", {4, 4}, square, attn::NpyDtype::float64);
-    for (const char* name : {"b_q", "b_k", "b_v"}) attn::write_npy(in + "/" + name + ".npy", {4}, bias, attn::NpyDtype::float64);
+    // Lesson 5 step 12: D = 4 with h = 3.
+    write_mha_inputs(in);
 
     const CommandResult refused = run_spanish({"compute", "mha", "--in", in, "--out", out, "--heads", "3"});
     INFO(refused.out << refused.err);
@@ -173,7 +179,8 @@ TEST_CASE("cli spanish - attn compute in Spanish: its errors, lesson 5's h-divid
           "attn: error: mha: multi_head_attention: d_model D = 4 (the last dimension of query (1, 3, 4)) is not a multiple of "
           "the number of heads h = 3; each head gets d_k = D / h features, so h must divide D\n");
 
-    const CommandResult computed = run_spanish({"compute", "mha", "--in", in, "--out", out, "--heads", "2"});
+    // No w_o among the inputs: seed 000's block, which --no-output-projection names.
+    const CommandResult computed = run_spanish({"compute", "mha", "--in", in, "--out", out, "--heads", "2", "--no-output-projection"});
     INFO(computed.out << computed.err);
     CHECK(computed.exit_code == 0);
     CHECK_THAT(computed.out, Catch::Contains("escrito " + out + "/output.npy  (1, 3, 4) float64") &&
@@ -183,6 +190,76 @@ TEST_CASE("cli spanish - attn compute in Spanish: its errors, lesson 5's h-divid
           "attn: error: mha necesita el número de cabezas: añade --heads h (h debe dividir a la dimensión del modelo D)\n");
     const CommandResult missing = run_spanish({"compute", "mha", "--in", folder.path() + "/none", "--out", out, "--heads", "2"});
     CHECK_THAT(missing.err, Catch::StartsWith("attn: error: la carpeta de entrada " + folder.path() + "/none no existe"));
+}
+
+TEST_CASE("cli spanish - attn compute's refusals of PyTorch settings in Spanish, and in English without a language", "[cli][language]") {
+    TempDir folder;
+    // Four folders of the same mha inputs (no w_o), each with its own trouble.
+    const std::string plain = folder.path() + "/plain", alias = folder.path() + "/alias", bias_kv = folder.path() + "/bias_kv",
+                      float_mask = folder.path() + "/float_mask", out = folder.path() + "/out";
+    for (const auto& in : {plain, alias, bias_kv, float_mask}) write_mha_inputs(in);
+    attn::write_npy(alias + "/src_key_padding_mask.npy", {1, 3}, {0, 0, 0}, attn::NpyDtype::float64);
+    attn::write_npy(bias_kv + "/bias_k.npy", {1, 1, 4}, std::vector<double>(4, 0.0), attn::NpyDtype::float64);
+    attn::write_npy(float_mask + "/key_padding_mask.npy", {1, 3}, {0, 2, 0}, attn::NpyDtype::float64);
+    attn::write_npy(float_mask + "/w_o.npy", {4, 4}, std::vector<double>(16, 0.25), attn::NpyDtype::float64);
+    struct Case {
+        std::vector<std::string> arguments;
+        std::string spanish, english;
+    };
+    const std::vector<Case> cases = {
+        {{"mha", "--in", plain, "--heads", "2"},
+         "mha: falta el peso «w_o» (el out_proj.weight de PyTorch): dalo, o usa --no-output-projection para un bloque sin "
+         "proyección de salida (cuaderno 000)",
+         "mha: missing weight 'w_o' (PyTorch's out_proj.weight): give it, or --no-output-projection for a block without an "
+         "output projection (seed 000)"},
+        {{"mha", "--in", alias, "--heads", "2", "--no-output-projection"},
+         alias + "/src_key_padding_mask.npy no es una entrada de mha; ¿querías decir key_padding_mask (la convención de "
+         "PyTorch: True/1 = ignorar)? Una máscara o un peso que no se lee cambiaría todos los números sin avisar, así que no "
+         "se calculó nada",
+         alias + "/src_key_padding_mask.npy is not an input of mha; did you mean key_padding_mask (PyTorch's convention: "
+         "True/1 = ignore)? A mask or weight that is not read would change every number silently, so nothing was computed"},
+        {{"mha", "--in", bias_kv, "--heads", "2", "--no-output-projection"},
+         bias_kv + "/bias_k.npy es el add_bias_kv=True de nn.MultiheadAttention (bias_k, bias_v: una clave y un valor "
+         "aprendidos que se añaden al final de cada secuencia); attn no admite add_bias_kv, así que no se calculó nada",
+         bias_kv + "/bias_k.npy is nn.MultiheadAttention's add_bias_kv=True (bias_k, bias_v: a learned key and value "
+         "appended to every sequence); attn does not support add_bias_kv, so nothing was computed"},
+        {{"mha", "--in", float_mask, "--heads", "2"},
+         "mha: key_padding_mask (1, 3) contiene 2 en [0, 1]; key_padding_mask es la máscara de relleno de claves de PyTorch, "
+         "True/1 = ignorar esta clave (bool o entero), o una máscara float que se suma a las puntuaciones (0 = atender, "
+         "-inf = ignorar). Un 1 float se sumaría a las puntuaciones, como lo suma PyTorch: guarda la máscara como bool "
+         "(mask.bool()), o como 0 / -inf",
+         "mha: key_padding_mask (1, 3) holds 2 at [0, 1]; key_padding_mask is PyTorch's key padding mask, True/1 = ignore "
+         "this key (bool or integer), or a float mask added to the scores (0 = attend, -inf = ignore). A float 1 would be "
+         "added to the scores, as PyTorch adds it: save the mask as bool (mask.bool()), or as 0 / -inf"},
+        {{"encoder-layer", "--in", plain, "--heads", "2", "--eps", "0"},
+         "--eps debe ser un número positivo (el eps de la normalización de capa, por defecto 1e-5), se dio 0.000000",
+         "--eps must be a positive number (the layer norm's eps, default 1e-5), got 0.000000"},
+        {{"encoder-layer", "--in", plain, "--heads", "2", "--activation", "swish"},
+         "activación desconocida «swish»; se espera relu, gelu (la forma exacta, con erf) o gelu-tanh (approximate=\"tanh\" "
+         "de PyTorch)",
+         "unknown activation 'swish'; expected relu, gelu (the exact erf form) or gelu-tanh (PyTorch's approximate=\"tanh\")"},
+        {{"self-attention", "--in", plain, "--heads", "2"},
+         "self-attention no tiene cabezas: --heads es para mha, encoder-layer, encoder; quítala",
+         "self-attention has no heads: --heads is for mha, encoder-layer, encoder; remove it"},
+    };
+    for (const auto& c : cases) {
+        std::vector<std::string> arguments = {"compute"};
+        arguments.insert(arguments.end(), c.arguments.begin(), c.arguments.end());
+        arguments.insert(arguments.end(), {"--out", out});
+        const CommandResult spanish = run_spanish(arguments);
+        const CommandResult english = run_attn(arguments, environment_with({}));
+        INFO(c.arguments[0] << " " << c.arguments[2] << "\n" << spanish.err << english.err);
+        CHECK(spanish.exit_code == 2);
+        CHECK(spanish.err == "attn: error: " + c.spanish + "\n");
+        CHECK(english.exit_code == 2);
+        CHECK(english.err == "attn: error: " + c.english + "\n");
+    }
+    CHECK_FALSE(std::filesystem::exists(out));  // nothing computed, nothing written
+    // The help's closing notes on PyTorch settings, in each language.
+    CHECK_THAT(run_spanish({"compute", "--help"}).out,
+               Catch::Contains("Ajustes de PyTorch que un state_dict no muestra") && !Catch::Contains("PyTorch settings"));
+    CHECK_THAT(run_attn({"compute", "--help"}, environment_with({})).out,
+               Catch::Contains("PyTorch settings a state_dict does not show") && !Catch::Contains("Ajustes de PyTorch"));
 }
 
 TEST_CASE("cli spanish - attn run, heatmap, view and bench in Spanish, with plural forms for 1 and N", "[cli][language]") {

@@ -18,6 +18,7 @@
 
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
+#include "support/unwrapped.hpp"
 
 namespace {
 
@@ -39,7 +40,7 @@ CommandResult expect_run(int number, const std::string& file, int exit_code, con
     const CommandResult r = check(number, fixtures + file, state);
     INFO(file << "\n" << r.out << r.err);
     CHECK(r.exit_code == exit_code);
-    for (const auto& fragment : fragments) CHECK_THAT(r.out, Catch::Contains(fragment));
+    for (const auto& fragment : fragments) CHECK_THAT(attn::testing::unwrapped(r.out), Catch::Contains(fragment));
     return r;
 }
 
@@ -126,7 +127,7 @@ TEST_CASE("sandbox - an endless loop is stopped at the time limit, with every pr
     CHECK(run.result.exit_code == 1);
     REQUIRE(run.seconds_after_heading >= 0.0);
     CHECK(run.seconds_after_heading < 1.0 + 5.0);
-    CHECK_THAT(run.result.out, Catch::Contains("your code did not finish within 1 s in case \"the lesson's worked example") &&
+    CHECK_THAT(attn::testing::unwrapped(run.result.out), Catch::Contains("your code did not finish within 1 s in case \"the lesson's worked example") &&
                                    Catch::Contains("inside exercise::dot_attention (an endless loop?)"));
     // The compiler's warning about the loop is shown too.
     CHECK_THAT(run.result.out, Catch::Contains("is always true"));
@@ -246,8 +247,8 @@ TEST_CASE("sandbox - the lessons' own traps are named", "[exercises][sandbox][le
         const auto r = check(trap.exercise, fixtures + trap.file, state);
         INFO(trap.file << "\n" << r.out);
         CHECK(r.exit_code == 1);
-        CHECK_THAT(r.out, Catch::Contains("Your numbers match a classic mistake in every case that can tell it apart: ") &&
-                              Catch::Contains(trap.named));
+        CHECK_THAT(attn::testing::unwrapped(r.out), Catch::Contains("Your numbers match a classic mistake in every case that can tell it apart: ") &&
+                                                        Catch::Contains(trap.named));
     }
 }
 

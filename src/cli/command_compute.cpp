@@ -69,20 +69,20 @@ std::string describe_compute_modules() {
                     "\n";
         }
     }
-    return text +
-           "\nPyTorch settings a state_dict does not show (docs/bring-your-own-weights.md):\n"
-           "  add_zero_attn=True (nn.MultiheadAttention) leaves no trace in the weights and attn does\n"
-           "    not support it: such a model's output differs from attn's and nothing can warn you.\n"
-           "    Check the model's code.\n"
-           "  add_bias_kv (bias_k, bias_v) and kdim/vdim other than embed_dim (q_proj_weight, ...)\n"
-           "    are refused.\n"
-           "  bias=False (mha): leave every bias out. No out_proj: --no-output-projection.\n"
-           "  A final nn.LayerNorm with its own eps: --norm-eps. F.gelu(approximate=\"tanh\"):\n"
-           "    --activation gelu-tanh.\n"
-           "  nn.TransformerEncoder's default enable_nested_tensor=True: in eval mode under no_grad,\n"
-           "    with a src_key_padding_mask, no mask and post-norm layers, PyTorch returns zeros at\n"
-           "    padded positions (norm.bias after a final norm); attn computes them. Compare the\n"
-           "    positions that are not padding.\n";
+    return text + "\n" +
+           tr("PyTorch settings a state_dict does not show (docs/bring-your-own-weights.md):\n"
+              "  add_zero_attn=True (nn.MultiheadAttention) leaves no trace in the weights and attn does\n"
+              "    not support it: such a model's output differs from attn's and nothing can warn you.\n"
+              "    Check the model's code.\n"
+              "  add_bias_kv (bias_k, bias_v) and kdim/vdim other than embed_dim (q_proj_weight, ...)\n"
+              "    are refused.\n"
+              "  bias=False (mha): leave every bias out. No out_proj: --no-output-projection.\n"
+              "  A final nn.LayerNorm with its own eps: --norm-eps. F.gelu(approximate=\"tanh\"):\n"
+              "    --activation gelu-tanh.\n"
+              "  nn.TransformerEncoder's default enable_nested_tensor=True: in eval mode under no_grad,\n"
+              "    with a src_key_padding_mask, no mask and post-norm layers, PyTorch returns zeros at\n"
+              "    padded positions (norm.bias after a final norm); attn computes them. Compare the\n"
+              "    positions that are not padding.\n");
 }
 
 namespace {

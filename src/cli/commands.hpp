@@ -48,6 +48,7 @@ struct LessonOptions {
     std::optional<std::size_t> width, height;  // --width, --height: the screen's size in columns and rows
     std::optional<bool> light;                 // --light (true) or --dark (false); else detected
     std::string show = "heatmap";              // --show heatmap|tensor|both, for blocks marked heatmap
+    bool all_inputs = false;                   // --all-inputs: inputs seen before shown whole too
 };
 int run_lesson(const GlobalOptions& global, const LessonOptions& options);
 

@@ -104,9 +104,12 @@ CLI::App* setup_lesson(CLI::App& app, LessonOptions& options) {
         ->capture_default_str();
     command->add_flag("--screens", options.screens,
                       tr("Print the screens the pager would show at --width x --height, each followed by a line holding a form feed"));
-    command->footer(tr("Keys on a terminal: Enter or space next screen · b back · g N Enter go to step N · q quit.\n"
-                    "Ctrl-D stops as q does. The terminal is restored on exit, on Ctrl-C and on SIGTERM.\n"
-                    "Exit code 0 when every check passes, 1 when one fails, 2 on bad input."));
+    command->add_flag("--all-inputs", options.all_inputs,
+                      tr("Show every input whole, also those seen before (by default one line: name, shape, where)"));
+    command->footer(tr("Keys on a terminal: Enter or space next screen · b back · s end of step · n/p next/previous step ·\n"
+                       "g N Enter go to step N · q quit.\n"
+                       "Ctrl-D stops as q does. The terminal is restored on exit, on Ctrl-C and on SIGTERM.\n"
+                       "Exit code 0 when every check passes, 1 when one fails, 2 on bad input."));
     return command;
 }
 

@@ -103,6 +103,13 @@ std::string library_error_in_current_language(const std::string& message) {
         {R"(cannot write (.*): the folder (.*) does not exist)", N_("cannot write {1}: the folder {2} does not exist")},
         {R"((.*): not a \.npy file \(it does not start with (.*)\); save tensors with numpy\.save)",
          N_("{1}: not a .npy file (it does not start with {2}); save tensors with numpy.save")},
+        // `attn compute`'s --activation and --causal-alignment (src/lib/feed_forward.cpp, src/lib/masks.cpp).
+        {R"(unknown activation '(.*)'; expected relu, gelu \(the exact erf form\) or gelu-tanh \(PyTorch's approximate="tanh"\))",
+         N_("unknown activation '{1}'; expected relu, gelu (the exact erf form) or gelu-tanh (PyTorch's approximate=\"tanh\")")},
+        {R"(unknown causal alignment '(.*)'; expected top-left \(query t sees keys 0 … t, PyTorch's default\) or bottom-right )"
+         R"(\(the last query sees every key, as in KV-cache decoding\))",
+         N_("unknown causal alignment '{1}'; expected top-left (query t sees keys 0 … t, PyTorch's default) or bottom-right "
+            "(the last query sees every key, as in KV-cache decoding)")},
     };
     return rewritten(message, forms, false);
 }

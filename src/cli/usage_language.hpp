@@ -38,7 +38,8 @@ std::string usage_error_in_current_language(const std::string& message);
 
 /// An error of the library (which speaks English only: it has no catalogue) in the current
 /// language, for the messages a student meets most — a file that cannot be opened or read, a
-/// folder that is not there, a file that is not a .npy; any other message as the library wrote it.
+/// folder that is not there, a file that is not a .npy, an unknown --activation or --causal-alignment
+/// of attn compute; any other message as the library wrote it.
 std::string library_error_in_current_language(const std::string& message);
 
 }  // namespace attn::cli

@@ -72,12 +72,12 @@ std::vector<std::string> parse_tokens(const std::string& text, const std::string
         tokens.push_back(printable_text(line));
         start = end + 1;
     }
-    if (tokens.empty()) throw InputError(printable_text(name) + " is empty: write one token per line");
+    if (tokens.empty()) throw InputError(trf("{1} is empty: write one token per line", {printable_text(name)}));
     return tokens;
 }
 
 std::vector<std::string> read_tokens(const std::string& path) {
-    const std::string name = "the tokens file " + path;
+    const std::string name = trf("the tokens file {1}", {path});
     return parse_tokens(read_input_file(path, max_tokens_file_bytes, "the tokens file"), name);
 }
 
@@ -158,13 +158,13 @@ void check_attention_weights(const DynamicTensor& weights, const std::string& na
     const std::vector<std::size_t> shape(weights.shape().begin(), weights.shape().end());
     const std::size_t rank = shape.size();
     if (rank < 2 || rank > 4) {
-        throw InputError(name + " has shape " + shape_string(shape) + ", rank " + std::to_string(rank) +
-                         "; attention weights have rank 2 to 4: (T, S), (B, T, S) or (B, h, T, S)");
+        throw InputError(trf("{1} has shape {2}, rank {3}; attention weights have rank 2 to 4: (T, S), (B, T, S) or (B, h, T, S)",
+                             {name, shape_string(shape), std::to_string(rank)}));
     }
     for (const std::size_t size : shape) {
         if (size == 0) {
-            throw InputError(name + " has shape " + shape_string(shape) + " " + weights_legend(rank) +
-                             ": an empty axis leaves nothing to draw");
+            throw InputError(trf("{1} has shape {2} {3}: an empty axis leaves nothing to draw",
+                                 {name, shape_string(shape), weights_legend(rank)}));
         }
     }
     const std::size_t rows = shape[rank - 2], columns = shape[rank - 1];
@@ -210,7 +210,9 @@ DynamicTensor read_attention_weights(const std::string& path) {
 
 AttentionHeads select_sequence(const DynamicTensor& weights, std::size_t item, const std::string& name) {
     const std::size_t rank = weights.dimension();
-    if (rank < 2 || rank > 4) throw InputError(name + ": attention weights have rank 2 to 4, not " + std::to_string(rank));
+    if (rank < 2 || rank > 4) {
+        throw InputError(trf("{1}: attention weights have rank 2 to 4, not {2}", {name, std::to_string(rank)}));
+    }
     const std::size_t sequences = rank == 2 ? 1 : weights.shape()[0];
     const std::size_t heads = rank == 4 ? weights.shape()[1] : 1;
     const std::size_t T = weights.shape()[rank - 2], S = weights.shape()[rank - 1];

@@ -100,8 +100,8 @@ NamedTensors run_encoder_layer(const NamedTensors& inputs, const ComputeOptions&
 NamedTensors run_encoder(const NamedTensors& inputs, const ComputeOptions& options) {
     const EncoderWeights w = encoder_weights_from(inputs);
     if (options.norm_eps && !w.final_norm) {
-        throw InputError("--norm-eps sets the final norm's eps, and there is no final norm (norm_weight, norm_bias): "
-                         "remove --norm-eps or give the norm's weights");
+        throw InputError(tr("--norm-eps sets the final norm's eps, and there is no final norm (norm_weight, norm_bias): "
+                            "remove --norm-eps or give the norm's weights"));
     }
     const EncoderLayerOptions layer = layer_options(inputs, options);
     return {{"output", transformer_encoder(Tensor3(inputs.at("x")), w.layers, layer, w.final_norm,
@@ -359,21 +359,21 @@ bool looks_like_mask_or_weight(const std::string& name) {
 namespace {
 
 // PyTorch settings whose tensors attn cannot use: what the model has and what attn supports.
-std::optional<std::string> unsupported_setting(const std::string& name) {
+std::optional<std::string> unsupported_setting(const std::string& name, const std::string& where) {
     auto ends_with = [&](const std::string& tail) {
         return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0 &&
                (name.size() == tail.size() || name[name.size() - tail.size() - 1] == '_');
     };
     if (ends_with("bias_k") || ends_with("bias_v")) {
-        return "is nn.MultiheadAttention's add_bias_kv=True (bias_k, bias_v: a learned key and value appended to every "
-               "sequence); attn does not support add_bias_kv, so nothing was computed";
+        return trf("{1} is nn.MultiheadAttention's add_bias_kv=True (bias_k, bias_v: a learned key and value appended to "
+                   "every sequence); attn does not support add_bias_kv, so nothing was computed", {where});
     }
     for (const char* separate : {"q_proj_weight", "k_proj_weight", "v_proj_weight"}) {
         if (ends_with(separate)) {
-            return "is one of nn.MultiheadAttention's separate projections (q_proj_weight, k_proj_weight, v_proj_weight), "
-                   "which PyTorch stores instead of in_proj_weight when kdim or vdim differs from embed_dim; attn supports "
-                   "key and value of the model width D only (kdim = vdim = embed_dim: in_proj_weight (3D, D) or w_q, w_k, "
-                   "w_v (D, D)), so nothing was computed";
+            return trf("{1} is one of nn.MultiheadAttention's separate projections (q_proj_weight, k_proj_weight, "
+                       "v_proj_weight), which PyTorch stores instead of in_proj_weight when kdim or vdim differs from "
+                       "embed_dim; attn supports key and value of the model width D only (kdim = vdim = embed_dim: "
+                       "in_proj_weight (3D, D) or w_q, w_k, w_v (D, D)), so nothing was computed", {where});
         }
     }
     return std::nullopt;
@@ -382,19 +382,19 @@ std::optional<std::string> unsupported_setting(const std::string& name) {
 }  // namespace
 
 void refuse_unknown_input(const ComputeModule& module, const std::string& name, const std::string& where) {
-    if (const auto why = unsupported_setting(name)) throw InputError(where + " " + *why);
-    const std::string start = where + " is not an input of " + module.name;
+    if (const auto refusal = unsupported_setting(name, where)) throw InputError(*refusal);
     if (const auto meant = closest_input(module, name)) {
         std::string convention;
-        if (mask_convention(*meant) == MaskConvention::ignore_is_true) convention = " (PyTorch's convention: True/1 = ignore)";
-        if (mask_convention(*meant) == MaskConvention::scores_mask) convention = " (PyTorch's: bool True = ignore, float added)";
-        throw InputError(start + "; did you mean " + *meant + convention + "? A mask or weight that is not read would change "
-                         "every number silently, so nothing was computed");
+        if (mask_convention(*meant) == MaskConvention::ignore_is_true) convention = tr(" (PyTorch's convention: True/1 = ignore)");
+        if (mask_convention(*meant) == MaskConvention::scores_mask) convention = tr(" (PyTorch's: bool True = ignore, float added)");
+        throw InputError(trf("{1} is not an input of {2}; did you mean {3}{4}? A mask or weight that is not read would change "
+                             "every number silently, so nothing was computed",
+                             {where, module.name, *meant, convention}));
     }
     std::string names;
     for (const auto& spec : module.inputs) names += (names.empty() ? "" : ", ") + spec.name;
-    if (module.layered) names += ", layers_N_<an encoder-layer weight>";
-    throw InputError(start + "; its inputs are " + names);
+    if (module.layered) names += ", " + tr("layers_N_<an encoder-layer weight>");
+    throw InputError(trf("{1} is not an input of {2}; its inputs are {3}", {where, module.name, names}));
 }
 
 namespace {
@@ -407,7 +407,7 @@ ShapeLetters bind_dimensions(const ComputeModule& module, const NamedTensors& in
     for (const auto& spec : module.inputs) {
         const auto found = inputs.find(spec.name);
         if (found == inputs.end()) {
-            if (spec.required) throw InputError("missing input '" + spec.name + "' " + dimension_legend(spec));
+            if (spec.required) throw InputError(trf("missing input '{1}' {2}", {spec.name, dimension_legend(spec)}));
             continue;
         }
         // A scores mask is (T, S) or (B·h, T, S): mask_conventions checks it, knowing h.
@@ -463,9 +463,9 @@ void validate_compute_inputs(const ComputeModule& module, const NamedTensors& in
         if (mask_convention(name) != MaskConvention::none) continue;
         for (std::size_t i = 0; i < tensor.size(); ++i) {
             if (!std::isfinite(tensor.data()[i])) {
-                throw InputError(name + " holds " + non_finite_text(tensor.data()[i]) + " at " +
-                                 index_string(i, {tensor.shape().begin(), tensor.shape().end()}) +
-                                 "; inputs must be finite numbers");
+                throw InputError(trf("{1} holds {2} at {3}; inputs must be finite numbers",
+                                     {name, non_finite_text(tensor.data()[i]),
+                                      index_string(i, {tensor.shape().begin(), tensor.shape().end()})}));
             }
         }
     }
@@ -484,43 +484,43 @@ void check_compute_options(const ComputeModule& module, const ComputeOptions& op
         throw InputError(trf("{1} needs the number of heads: add --heads h (h must divide the model width D)", {module.name}));
     }
     if (!module.uses_heads && options.heads != 0) {
-        throw InputError(module.name + " has no heads: --heads is for " + modules_with(&ComputeModule::uses_heads) +
-                         "; remove it");
+        throw InputError(trf("{1} has no heads: --heads is for {2}; remove it", {module.name, modules_with(&ComputeModule::uses_heads)}));
     }
     if (module.uses_layer_options) {
         if (options.eps && !(*options.eps > 0.0 && std::isfinite(*options.eps))) {
-            throw InputError("--eps must be a positive number (the layer norm's eps, default 1e-5), got " +
-                             std::to_string(*options.eps));
+            throw InputError(trf("--eps must be a positive number (the layer norm's eps, default 1e-5), got {1}",
+                                 {std::to_string(*options.eps)}));
         }
         if (!options.activation.empty()) parse_activation(options.activation);  // "unknown activation 'x'; ..."
         if (options.norm_eps && !module.uses_final_norm) {
-            throw InputError(module.name + " has no final norm: --norm-eps is for " +
-                             modules_with(&ComputeModule::uses_final_norm) + " (its layers' norms take --eps); remove it");
+            throw InputError(trf("{1} has no final norm: --norm-eps is for {2} (its layers' norms take --eps); remove it",
+                                 {module.name, modules_with(&ComputeModule::uses_final_norm)}));
         }
         if (options.norm_eps && !(*options.norm_eps > 0.0 && std::isfinite(*options.norm_eps))) {
-            throw InputError("--norm-eps must be a positive number (the final norm's eps, default --eps), got " +
-                             std::to_string(*options.norm_eps));
+            throw InputError(trf("--norm-eps must be a positive number (the final norm's eps, default --eps), got {1}",
+                                 {std::to_string(*options.norm_eps)}));
         }
     } else if (options.norm_first || options.eps || options.norm_eps || !options.activation.empty()) {
-        throw InputError(module.name + " has no layer norm or feed-forward network: --norm-first, --eps, --norm-eps and "
-                         "--activation are for " + modules_with(&ComputeModule::uses_layer_options) + "; remove them");
+        throw InputError(trf("{1} has no layer norm or feed-forward network: --norm-first, --eps, --norm-eps and "
+                             "--activation are for {2}; remove them",
+                             {module.name, modules_with(&ComputeModule::uses_layer_options)}));
     }
     if (!module.uses_output_projection_choice && options.no_output_projection) {
-        throw InputError(module.name + " does not choose its output projection: --no-output-projection is for " +
-                         modules_with(&ComputeModule::uses_output_projection_choice) + "; remove it");
+        throw InputError(trf("{1} does not choose its output projection: --no-output-projection is for {2}; remove it",
+                             {module.name, modules_with(&ComputeModule::uses_output_projection_choice)}));
     }
     if (!module.uses_sequence_first && options.seq_first) {
-        throw InputError(module.name + " has no sequence-first layout: --seq-first is for " +
-                         modules_with(&ComputeModule::uses_sequence_first) + "; remove it");
+        throw InputError(trf("{1} has no sequence-first layout: --seq-first is for {2}; remove it",
+                             {module.name, modules_with(&ComputeModule::uses_sequence_first)}));
     }
     if (!module.uses_causal && (options.causal || !options.causal_alignment.empty())) {
-        throw InputError(module.name + " has no causal mask: --causal and --causal-alignment are for " +
-                         modules_with(&ComputeModule::uses_causal) + "; remove them");
+        throw InputError(trf("{1} has no causal mask: --causal and --causal-alignment are for {2}; remove them",
+                             {module.name, modules_with(&ComputeModule::uses_causal)}));
     }
     if (!options.causal_alignment.empty()) {
         if (!options.causal) {
-            throw InputError("--causal-alignment " + options.causal_alignment +
-                             " places the causal mask, and there is none: add --causal or remove it");
+            throw InputError(trf("--causal-alignment {1} places the causal mask, and there is none: add --causal or remove it",
+                                 {options.causal_alignment}));
         }
         alignment_of(options);  // "unknown causal alignment 'x'; expected top-left … or bottom-right …"
     }
@@ -539,8 +539,8 @@ NamedTensors run_compute_module(const ComputeModule& module, const NamedTensors&
         validate_compute_inputs(module, inputs);
     } catch (const ShapeError& e) {
         if (!options.seq_first) throw;
-        throw ShapeError(std::string(e.what()) + " (with --seq-first the sequences are read (T, B, D) and shown here " +
-                         "batch-first, (B, T, D): are they sequence-first?)");
+        throw ShapeError(std::string(e.what()) + tr(" (with --seq-first the sequences are read (T, B, D) and shown here "
+                                                    "batch-first, (B, T, D): are they sequence-first?)"));
     }
     check_working_sizes(module, bind_dimensions(module, inputs), options);
     NamedTensors outputs = module.run(inputs, options);
@@ -559,9 +559,10 @@ NamedTensors run_compute_module(const ComputeModule& module, const NamedTensors&
         const DynamicTensor& result = found->second;
         for (std::size_t i = 0; i < result.size(); ++i) {
             if (!std::isfinite(result.data()[i])) {
-                throw InputError("the result '" + spec.name + "' holds " + non_finite_text(result.data()[i]) + " at " +
-                                 index_string(i, {result.shape().begin(), result.shape().end()}) +
-                                 ": the inputs are too large for float64 arithmetic and overflowed; scale them down");
+                throw InputError(trf("the result '{1}' holds {2} at {3}: the inputs are too large for float64 arithmetic "
+                                     "and overflowed; scale them down",
+                                     {spec.name, non_finite_text(result.data()[i]),
+                                      index_string(i, {result.shape().begin(), result.shape().end()})}));
             }
         }
     }

@@ -147,8 +147,19 @@ std::optional<LessonInfo> lesson_edition(const LessonInfo& lesson, const std::st
 const LessonInfo& find_lesson(const std::vector<LessonInfo>& lessons, const std::string& number_or_slug) {
     const bool numeric = !number_or_slug.empty() && number_or_slug.size() <= 3 &&
                          std::all_of(number_or_slug.begin(), number_or_slug.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    // The number ("2"), the slug in any case ("Luong") or the folder's name ("02-luong").
+    const auto same_text = [](const std::string& a, const std::string& b) {
+        return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+                   return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+               });
+    };
     for (const auto& lesson : lessons) {
-        if (numeric ? lesson.number == std::stoi(number_or_slug) : lesson.slug == number_or_slug) return lesson;
+        if (numeric ? lesson.number == std::stoi(number_or_slug) : same_text(lesson.slug, number_or_slug)) return lesson;
+    }
+    for (const auto& lesson : lessons) {
+        const std::string number = std::to_string(lesson.number);
+        const std::string folder = std::string(number.size() < 2 ? "0" : "") + number + "-" + lesson.slug;
+        if (same_text(folder, number_or_slug)) return lesson;
     }
     std::string known;
     for (const auto& lesson : lessons) known += (known.empty() ? "" : ", ") + std::to_string(lesson.number) + " " + lesson.slug;

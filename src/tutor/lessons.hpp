@@ -90,7 +90,8 @@ std::string edition_path(const LessonInfo& lesson, const std::string& language);
 /// when that edition does not exist. For "en", `lesson` itself.
 std::optional<LessonInfo> lesson_edition(const LessonInfo& lesson, const std::string& language);
 
-/// A lesson by number ("1", "01") or slug ("dot-product"); InputError listing the lessons otherwise.
+/// A lesson by number ("1", "01"), slug in any case ("dot-product", "Luong") or folder name
+/// ("02-luong"); InputError listing the lessons otherwise.
 const LessonInfo& find_lesson(const std::vector<LessonInfo>& lessons, const std::string& number_or_slug);
 
 /// One `attn expect` block judged.

@@ -6,6 +6,7 @@
 
 #include "attn/error.hpp"
 #include "attn/shape.hpp"
+#include "tutor/language.hpp"
 
 namespace attn::tutor {
 
@@ -14,8 +15,8 @@ namespace {
 const DynamicTensor& named(const NamedTensors& tensors, const std::string& name, const char* or_packed = nullptr) {
     const auto found = tensors.find(name);
     if (found == tensors.end()) {
-        throw InputError("missing weight '" + name + "'" +
-                         (or_packed ? std::string(" (or PyTorch's packed ") + or_packed + ")" : std::string()));
+        throw InputError(or_packed ? trf("missing weight '{1}' (or PyTorch's packed {2})", {name, or_packed})
+                                   : trf("missing weight '{1}'", {name}));
     }
     return found->second;
 }
@@ -28,8 +29,8 @@ std::vector<DynamicTensor> projections(const NamedTensors& tensors, const std::s
         std::vector<DynamicTensor> parts;
         for (const auto& name : split) {
             if (!tensors.count(name) && packed == "in_proj_bias") {
-                throw InputError("missing " + name + ": give b_q, b_k and b_v (or PyTorch's packed in_proj_bias), or none "
-                                 "of them and no b_o for nn.MultiheadAttention(bias=False)");
+                throw InputError(trf("missing {1}: give b_q, b_k and b_v (or PyTorch's packed in_proj_bias), or none "
+                                     "of them and no b_o for nn.MultiheadAttention(bias=False)", {name}));
             }
             parts.push_back(named(tensors, name, packed.c_str()));
         }
@@ -37,16 +38,17 @@ std::vector<DynamicTensor> projections(const NamedTensors& tensors, const std::s
     }
     for (const auto& name : split) {
         if (tensors.count(name)) {
-            throw InputError(packed + " (PyTorch's packed " + split[0] + "; " + split[1] + "; " + split[2] + ") and " + name +
-                             " are the same weights given twice; give either " + packed + " or the three split ones");
+            throw InputError(trf("{1} (PyTorch's packed {2}; {3}; {4}) and {5} are the same weights given twice; give "
+                                 "either {1} or the three split ones",
+                                 {packed, split[0], split[1], split[2], name}));
         }
     }
     const DynamicTensor& tensor = found->second;
     const std::vector<std::size_t> shape(tensor.shape().begin(), tensor.shape().end());
     const bool matrix = packed == "in_proj_weight";
     if (shape.size() != (matrix ? 2u : 1u) || shape[0] % 3 != 0 || shape[0] == 0 || (matrix && shape[0] != 3 * shape[1])) {
-        throw ShapeError(packed + " " + shape_string(shape) + " must be " + (matrix ? "(3D, D)" : "(3D)") +
-                         ": q, k and v stacked row-wise, as nn.MultiheadAttention stores it");
+        throw ShapeError(trf("{1} {2} must be {3}: q, k and v stacked row-wise, as nn.MultiheadAttention stores it",
+                             {packed, shape_string(shape), matrix ? "(3D, D)" : "(3D)"}));
     }
     if (matrix) {
         const MultiHeadAttentionWeights parts = split_in_proj(Matrix(tensor), std::nullopt);  // the library's split
@@ -85,19 +87,22 @@ MultiHeadAttentionWeights attention_weights_from(const NamedTensors& tensors, bo
     } else {
         // nn.MultiheadAttention(bias=False): no bias anywhere; zeros add nothing, exactly.
         if (tensors.count("b_o")) {
-            throw InputError("b_o (out_proj.bias) is given without the in-projection biases (in_proj_bias, or b_q, b_k, "
-                             "b_v): nn.MultiheadAttention has both (bias=True) or neither (bias=False); give the missing ones");
+            throw InputError(tr("b_o (out_proj.bias) is given without the in-projection biases (in_proj_bias, or b_q, b_k, "
+                                "b_v): nn.MultiheadAttention has both (bias=True) or neither (bias=False); give the missing ones"));
         }
         w.b_q = w.b_k = w.b_v = xt::zeros<double>({w.w_q.shape(0)});
     }
     if (no_output_projection && (tensors.count("w_o") || tensors.count("b_o"))) {
-        throw InputError(std::string("--no-output-projection and ") + (tensors.count("w_o") ? "w_o" : "b_o") +
-                         " are both given: the model has an output projection (out_proj) or none; remove one");
+        throw InputError(trf("--no-output-projection and {1} are both given: the model has an output projection (out_proj) "
+                             "or none; remove one",
+                             {tensors.count("w_o") ? "w_o" : "b_o"}));
     }
     if (!no_output_projection && !tensors.count("w_o")) {
-        throw InputError(std::string("missing weight 'w_o' (PyTorch's out_proj.weight)") +
-                         (tensors.count("b_o") ? ", while b_o is given" : "") +
-                         ": give it, or --no-output-projection for a block without an output projection (seed 000)");
+        throw InputError(tensors.count("b_o")
+                             ? tr("missing weight 'w_o' (PyTorch's out_proj.weight), while b_o is given: give it, or "
+                                  "--no-output-projection for a block without an output projection (seed 000)")
+                             : tr("missing weight 'w_o' (PyTorch's out_proj.weight): give it, or --no-output-projection "
+                                  "for a block without an output projection (seed 000)"));
     }
     w.no_output_projection = no_output_projection;
     if (tensors.count("w_o")) w.w_o = Matrix(tensors.at("w_o"));
@@ -108,9 +113,9 @@ MultiHeadAttentionWeights attention_weights_from(const NamedTensors& tensors, bo
 EncoderLayerWeights encoder_layer_weights_from(const NamedTensors& tensors) {
     EncoderLayerWeights w;
     if (!has_in_projection_bias(tensors) && !tensors.count("b_o")) {
-        throw InputError("the attention has no biases (no in_proj_bias, no out_proj.bias): a layer built with bias=False "
-                         "(nn.TransformerEncoderLayer(bias=False), PyTorch 2.1 and later); encoder-layer and encoder read "
-                         "layers with every bias (mha reads nn.MultiheadAttention(bias=False))");
+        throw InputError(tr("the attention has no biases (no in_proj_bias, no out_proj.bias): a layer built with bias=False "
+                            "(nn.TransformerEncoderLayer(bias=False), PyTorch 2.1 and later); encoder-layer and encoder read "
+                            "layers with every bias (mha reads nn.MultiheadAttention(bias=False))"));
     }
     w.attention = attention_weights_from(tensors);
     w.attention.w_o = Matrix(named(tensors, "w_o"));
@@ -152,12 +157,17 @@ EncoderWeights encoder_weights_from(const NamedTensors& tensors) {
     for (const auto& [name, tensor] : tensors) {
         if (const auto split = split_layer_name(name)) count = std::max(count, split->first + 1);
     }
-    if (count == 0) throw InputError("no layer weights: an encoder's weights are layers_0_w_q … (layers.0.self_attn.in_proj_weight …)");
+    if (count == 0) {
+        throw InputError(tr("no layer weights: an encoder's weights are layers_0_w_q … (layers.0.self_attn.in_proj_weight …)"));
+    }
     EncoderWeights w;
     for (std::size_t layer = 0; layer < count; ++layer) {
         const std::string prefix = "layers_" + std::to_string(layer) + "_";
         const NamedTensors own = layer_tensors(tensors, layer);
-        if (own.empty()) throw InputError("layer " + std::to_string(layer) + " has no weights (" + prefix + "…), but layer " + std::to_string(count - 1) + " has");
+        if (own.empty()) {
+            throw InputError(trf("layer {1} has no weights ({2}…), but layer {3} has",
+                                 {std::to_string(layer), prefix, std::to_string(count - 1)}));
+        }
         try {
             w.layers.push_back(encoder_layer_weights_from(own));
         } catch (const InputError& e) {
@@ -165,7 +175,10 @@ EncoderWeights encoder_weights_from(const NamedTensors& tensors) {
         }
     }
     const bool weight = tensors.count("norm_weight") > 0, bias = tensors.count("norm_bias") > 0;
-    if (weight != bias) throw InputError(std::string("the final norm needs both norm_weight and norm_bias; only ") + (weight ? "norm_weight" : "norm_bias") + " is given");
+    if (weight != bias) {
+        throw InputError(trf("the final norm needs both norm_weight and norm_bias; only {1} is given",
+                             {weight ? "norm_weight" : "norm_bias"}));
+    }
     if (weight) w.final_norm = std::make_pair(Vector(tensors.at("norm_weight")), Vector(tensors.at("norm_bias")));
     return w;
 }
