@@ -5,6 +5,9 @@
 // which case; the lessons' own traps are named; independent correct implementations pass; hints
 // follow the failure and are used up only by changed numbers.
 #include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "support/per_lesson.hpp"
 #include <chrono>
 #include <csignal>
 #include <fcntl.h>
@@ -96,6 +99,22 @@ TimedRun run_timed(const std::vector<std::string>& arguments, const std::string&
     run.result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     if (seen) run.seconds_after_heading = std::chrono::duration<double>(std::chrono::steady_clock::now() - heading).count();
     return run;
+}
+
+
+// A correct implementation passes the lesson's exercise: the one written from the lesson document
+// alone (tests/data/exercises/independent/NN.cpp) where there is one, else the lesson's own
+// written-out solution.
+void correct_implementation_passes(const attn::testing::LessonFolder& lesson) {
+    const std::string number = std::to_string(lesson.number);
+    std::string independent = fixtures + "independent/" + (lesson.number < 10 ? "0" : "") + number + ".cpp";
+    if (!std::filesystem::exists(independent)) independent = lesson.path + "/exercise/solution.cpp";
+    TempDir state;
+    const auto r = check(lesson.number, independent, state);
+    INFO(independent << "\n" << r.out);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("Exercise " + number + " passes.") && Catch::Contains(" passed, 0 failed"));
+    CHECK_THAT(progress_of(state), Catch::Contains("exercise " + number + " passed"));
 }
 
 }  // namespace
@@ -233,17 +252,8 @@ TEST_CASE("sandbox - the lessons' own traps are named", "[exercises][sandbox][le
     }
 }
 
-TEST_CASE("sandbox - correct implementations written from the lesson documents alone pass every exercise",
-          "[exercises][sandbox][lesson01][lesson02][lesson03][lesson04][lesson05][lesson06][lesson07]") {
-    for (int number = 1; number <= 7; ++number) {
-        TempDir state;
-        const auto r = check(number, fixtures + "independent/0" + std::to_string(number) + ".cpp", state);
-        INFO("exercise " << number << "\n" << r.out);
-        CHECK(r.exit_code == 0);
-        CHECK_THAT(r.out, Catch::Contains("Exercise " + std::to_string(number) + " passes.") && Catch::Contains(" passed, 0 failed"));
-        CHECK_THAT(progress_of(state), Catch::Contains("exercise " + std::to_string(number) + " passed"));
-    }
-}
+ATTN_PER_LESSON_TEST("a correct implementation passes its exercise through attn exercise", "[exercises][sandbox]",
+                     correct_implementation_passes, attn::testing::with_exercise)
 
 TEST_CASE("sandbox - hints follow the failing step and are used up only by changed numbers", "[exercises][sandbox][lesson01]") {
     TempDir state, files;

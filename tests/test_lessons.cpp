@@ -1,9 +1,11 @@
-// Every lesson document's checks, run as the tutor runs them: one test per lesson. Plus the
+// Every lesson document's checks, run as the tutor runs them: one test per lesson folder
+// (support/per_lesson.hpp). Plus the
 // errors a lesson author sees when a document and its program disagree.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
 
+#include "support/per_lesson.hpp"
 #include "support/temp_dir.hpp"
 #include "tutor/lesson_report.hpp"
 #include "tutor/lessons.hpp"
@@ -14,10 +16,10 @@ using namespace attn::tutor;
 
 const std::string lessons_dir = ATTN_SOURCE_DIR "/lessons";
 
-// Runs every check of lesson `number` and reports each failure with its numbers.
-void check_lesson(int number) {
+// Runs every check of a lesson and reports each failure with its numbers.
+void every_check_passes(const attn::testing::LessonFolder& folder) {
     const auto lessons = list_lessons(lessons_dir);
-    const LessonInfo& lesson = find_lesson(lessons, std::to_string(number));
+    const LessonInfo& lesson = find_lesson(lessons, std::to_string(folder.number));
     REQUIRE(lesson.program != nullptr);
     const LessonRun run = run_lesson(lesson);
     REQUIRE(run.checks.size() >= 3);  // a lesson without checks would pass vacuously
@@ -29,13 +31,8 @@ void check_lesson(int number) {
 
 }  // namespace
 
-TEST_CASE("lesson 1 - dot-product attention - every expected value matches", "[lessons][lesson01]") { check_lesson(1); }
-TEST_CASE("lesson 2 - Luong attention - every expected value matches", "[lessons][lesson02]") { check_lesson(2); }
-TEST_CASE("lesson 3 - Bahdanau attention - every expected value matches", "[lessons][lesson03]") { check_lesson(3); }
-TEST_CASE("lesson 4 - causal self-attention - every expected value matches", "[lessons][lesson04]") { check_lesson(4); }
-TEST_CASE("lesson 5 - multi-head attention - every expected value matches", "[lessons][lesson05]") { check_lesson(5); }
-TEST_CASE("lesson 6 - the Transformer encoder layer - every expected value matches", "[lessons][lesson06]") { check_lesson(6); }
-TEST_CASE("lesson 7 - the online softmax - every expected value matches", "[lessons][lesson07]") { check_lesson(7); }
+// One test case per lesson folder: "lesson N - slug - every expected value matches" [lessonNN].
+ATTN_PER_LESSON_TEST("every expected value matches", "[lessons]", every_check_passes)
 
 namespace {
 

@@ -18,11 +18,13 @@
 #include "attn/bahdanau_attention.hpp"
 #include "attn/dot_attention.hpp"
 #include "attn/luong_attention.hpp"
-#include "tutor/lessons.hpp"
+#include "tutor/lesson_registration.hpp"
 
 namespace attn::tutor {
 
-NamedTensors lesson03_bahdanau(const std::string& /*example*/, const LessonInputs& inputs) {
+namespace {
+
+NamedTensors compute(const std::string& /*example*/, const LessonInputs& inputs) {
     const Tensor3 encoder_outputs = inputs.get("encoder_outputs", 3, "(B, S, H)");
     const Matrix decoder_output = inputs.get("decoder_output", 2, "(B, H)");
     const Matrix W1 = inputs.get("W1", 2, "(2H, 2H)");
@@ -71,5 +73,9 @@ NamedTensors lesson03_bahdanau(const std::string& /*example*/, const LessonInput
     }
     return out;
 }
+
+}  // namespace
+
+ATTN_LESSON_PROGRAM(compute)
 
 }  // namespace attn::tutor

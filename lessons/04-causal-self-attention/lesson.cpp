@@ -19,7 +19,7 @@
 #include "attn/masks.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
 #include "attn/softmax.hpp"
-#include "tutor/lessons.hpp"
+#include "tutor/lesson_registration.hpp"
 
 namespace attn::tutor {
 
@@ -99,9 +99,7 @@ NamedTensors causal_attention(const Tensor3& Q, const Tensor3& K, const Tensor3&
             {"multiplied_weights", mistakes::causal_scores_multiplied_by_mask(r, V, alignment).weights}};
 }
 
-}  // namespace
-
-NamedTensors lesson04_causal_self_attention(const std::string& example, const LessonInputs& inputs) {
+NamedTensors compute(const std::string& example, const LessonInputs& inputs) {
     if (inputs.has("widths")) return measure_spread(inputs.get_counts("widths", 1, "(n)", 1, 4096, 8192));
     if (inputs.has("q")) return saturation(inputs.get("q", 3, "(1, 1, d_k)"), inputs.get("k", 3, "(1, S, d_k)"));
 
@@ -130,5 +128,9 @@ NamedTensors lesson04_causal_self_attention(const std::string& example, const Le
     for (auto& [name, tensor] : causal_attention(Q, K, V, CausalAlignment::top_left)) out[name] = std::move(tensor);
     return out;
 }
+
+}  // namespace
+
+ATTN_LESSON_PROGRAM(compute)
 
 }  // namespace attn::tutor

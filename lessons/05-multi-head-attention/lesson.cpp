@@ -17,7 +17,7 @@
 #include "attn/error.hpp"
 #include "attn/multi_head_attention.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
-#include "tutor/lessons.hpp"
+#include "tutor/lesson_registration.hpp"
 
 namespace attn::tutor {
 
@@ -45,9 +45,7 @@ std::size_t read_heads(const LessonInputs& inputs) {
     return std::size_t(heads(0));
 }
 
-}  // namespace
-
-NamedTensors lesson05_multi_head_attention(const std::string& /*example*/, const LessonInputs& inputs) {
+NamedTensors compute(const std::string& /*example*/, const LessonInputs& inputs) {
     const MultiHeadAttentionWeights w = read_weights(inputs);
     const std::size_t heads = read_heads(inputs);
     NamedTensors out;
@@ -101,5 +99,9 @@ NamedTensors lesson05_multi_head_attention(const std::string& /*example*/, const
     }
     return out;
 }
+
+}  // namespace
+
+ATTN_LESSON_PROGRAM(compute)
 
 }  // namespace attn::tutor

@@ -22,7 +22,7 @@
 #include "attn/error.hpp"
 #include "attn/online_softmax_attention.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
-#include "tutor/lessons.hpp"
+#include "tutor/lesson_registration.hpp"
 
 namespace attn::tutor {
 
@@ -104,9 +104,7 @@ void add_tile_maps(const OnlineSoftmaxResult& online, std::size_t B, std::size_t
     out["acc_after_tile"] = acc;
 }
 
-}  // namespace
-
-NamedTensors lesson07_online_softmax(const std::string& example, const LessonInputs& inputs) {
+NamedTensors compute(const std::string& example, const LessonInputs& inputs) {
     const Tensor3 Q = inputs.get("Q", 3, "(B, T, d_k)");
     const Tensor3 K = inputs.get("K", 3, "(B, S, d_k)");
     const Tensor3 V = inputs.get("V", 3, "(B, S, d_v)");
@@ -133,5 +131,9 @@ NamedTensors lesson07_online_softmax(const std::string& example, const LessonInp
     add_tile_maps(online, B, T, V.shape(2), query_tile, key_tile, query_tiles, key_tiles, out);
     return out;
 }
+
+}  // namespace
+
+ATTN_LESSON_PROGRAM(compute)
 
 }  // namespace attn::tutor

@@ -1,5 +1,7 @@
 #include "tutor/exercises.hpp"
 
+#include "tutor/lessons.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -12,6 +14,7 @@
 #include "attn/files.hpp"
 #include "attn/printable.hpp"
 #include "tutor/language.hpp"
+#include "tutor/lessons.hpp"
 
 #ifndef ATTN_DEFAULT_SOURCE_DIR
 #define ATTN_DEFAULT_SOURCE_DIR "."
@@ -31,15 +34,13 @@ std::vector<ExerciseInfo> list_exercises(const std::string& source) {
     std::error_code error;
     for (const auto& entry : fs::directory_iterator(fs::path(source) / "lessons", error)) {
         const std::string folder = entry.path().filename().string();
-        if (folder.size() < 4 || !std::isdigit(static_cast<unsigned char>(folder[0])) ||
-            !std::isdigit(static_cast<unsigned char>(folder[1])) || folder[2] != '-') {
-            continue;
-        }
+        const auto name = parse_lesson_folder(folder);
+        if (!name) continue;
         // A lesson has an exercise when its folder holds exercise/stub.cpp.
         const fs::path exercise = entry.path() / "exercise";
         if (!fs::is_regular_file(exercise / "stub.cpp", error)) continue;
         ExerciseInfo info;
-        info.number = std::stoi(folder.substr(0, 2));
+        info.number = name->number;
         info.folder = folder;
         info.stub_path = (exercise / "stub.cpp").string();
         info.hints_path = (exercise / "hints.md").string();

@@ -66,11 +66,9 @@ Case random_case(std::string name, std::size_t B, std::size_t T, std::size_t S, 
     return exercise_case(std::move(name), Q, K, V, causal, right, all_steps(step_names, values_of(right)), {1e-9, 1e-9});
 }
 
-}  // namespace
-
-Exercise exercise04(const std::string& source) {
+Exercise define(const std::string& source) {
     Exercise e;
-    e.number = 4;
+    e.number = ATTN_LESSON_NUMBER;
     e.title = tutor::tr("causal scaled dot-product self-attention");
     e.practised = "attn::scaled_dot_product_attention";
     e.mistakes = {
@@ -87,7 +85,7 @@ Exercise exercise04(const std::string& source) {
         unshifted_softmax_mistake(tutor::tr("Subtract each row's maximum (of the keys it may see) before exponentiating; it "
                                   "changes nothing else.")),
     };
-    const auto document = tutor::read_lesson_document(source + "/lessons/04-causal-self-attention/README.md");
+    const auto document = tutor::read_lesson_document(source + "/lessons/" ATTN_LESSON_FOLDER "/README.md");
     e.cases = {
         document_case(document, tutor::tr("the lesson's worked example, causal (expected values from the lesson document)"), "main", true),
         document_case(document, tutor::tr("a sequence of one, causal (the lesson's example \"one\")"), "one", true),
@@ -103,5 +101,9 @@ Exercise exercise04(const std::string& source) {
     };
     return e;
 }
+
+}  // namespace
+
+ATTN_EXERCISE_DEFINITION(define)
 
 }  // namespace attn::exercises
