@@ -231,9 +231,6 @@ TEST_CASE("cli spanish - attn compute's refusals of PyTorch settings in Spanish,
          "mha: key_padding_mask (1, 3) holds 2 at [0, 1]; key_padding_mask is PyTorch's key padding mask, True/1 = ignore "
          "this key (bool or integer), or a float mask added to the scores (0 = attend, -inf = ignore). A float 1 would be "
          "added to the scores, as PyTorch adds it: save the mask as bool (mask.bool()), or as 0 / -inf"},
-        {{"encoder-layer", "--in", plain, "--heads", "2", "--eps", "0"},
-         "--eps debe ser un número positivo (el eps de la normalización de capa, por defecto 1e-5), se dio 0.000000",
-         "--eps must be a positive number (the layer norm's eps, default 1e-5), got 0.000000"},
         {{"encoder-layer", "--in", plain, "--heads", "2", "--activation", "swish"},
          "activación desconocida «swish»; se espera relu, gelu (la forma exacta, con erf) o gelu-tanh (approximate=\"tanh\" "
          "de PyTorch)",
@@ -254,6 +251,14 @@ TEST_CASE("cli spanish - attn compute's refusals of PyTorch settings in Spanish,
         CHECK(english.exit_code == 2);
         CHECK(english.err == "attn: error: " + c.english + "\n");
     }
+    // --eps 0 is refused while the options are read, quoting the value as typed, in each language.
+    const std::vector<std::string> zero_eps = {"compute", "encoder-layer", "--in", plain, "--heads", "2", "--eps", "0",
+                                               "--out", out};
+    const CommandResult spanish_eps = run_spanish(zero_eps), english_eps = run_attn(zero_eps, environment_with({}));
+    CHECK(spanish_eps.exit_code == 2);
+    CHECK_THAT(spanish_eps.err, Catch::Contains("--eps: debe ser un número finito mayor que 0, no «0»"));
+    CHECK(english_eps.exit_code == 2);
+    CHECK_THAT(english_eps.err, Catch::Contains("--eps: must be a finite number greater than 0, not '0'"));
     CHECK_FALSE(std::filesystem::exists(out));  // nothing computed, nothing written
     // The help's closing notes on PyTorch settings, in each language.
     CHECK_THAT(run_spanish({"compute", "--help"}).out,
