@@ -393,3 +393,30 @@ TEST_CASE("cli spanish - the library's file errors a student meets most, in Span
     CHECK_THAT(run_attn({"heatmap", "--weights", missing}, environment_with({})).err,
                Catch::StartsWith("attn: error: " + missing + ": cannot open: "));
 }
+
+TEST_CASE("cli spanish - the shape checker's messages in Spanish, the names and shapes as written", "[cli][language]") {
+    TempDir folder;
+    const std::string disagree = folder.path() + "/disagree", rank = folder.path() + "/rank", out = folder.path() + "/out";
+    write_mha_inputs(disagree);
+    write_mha_inputs(rank);
+    attn::write_npy(disagree + "/w_k.npy", {4, 3}, std::vector<double>(12, 0.25), attn::NpyDtype::float64);
+    attn::write_npy(rank + "/query.npy", {3, 4}, std::vector<double>(12, 0.5), attn::NpyDtype::float64);
+    for (const auto& in : {disagree, rank}) {
+        const std::vector<std::string> arguments = {"compute", "mha", "--in", in, "--heads", "2", "--no-output-projection",
+                                                    "--out", out};
+        const CommandResult spanish = run_spanish(arguments), english = run_attn(arguments, environment_with({}));
+        INFO(spanish.err << english.err);
+        CHECK(spanish.exit_code == 2);
+        CHECK(english.exit_code == 2);
+        if (in == disagree) {
+            CHECK_THAT(english.err, Catch::Contains("shapes disagree: ") && Catch::Contains(" has D = 3"));
+            CHECK_THAT(spanish.err, Catch::Contains("las formas no concuerdan: ") && Catch::Contains(" tiene D = 3") &&
+                                        Catch::Contains("w_k (4, 3) (D, D)") && !Catch::Contains("disagree"));
+        } else {
+            CHECK_THAT(english.err, Catch::Contains("query has shape (3, 4) (rank 2) but ") && Catch::Contains("needs rank 3"));
+            CHECK_THAT(spanish.err, Catch::Contains("query tiene forma (3, 4) (rango 2), pero ") &&
+                                        Catch::Contains("necesita rango 3") && !Catch::Contains("needs"));
+        }
+    }
+    CHECK_FALSE(std::filesystem::exists(out));
+}

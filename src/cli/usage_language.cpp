@@ -86,7 +86,8 @@ std::string rewritten(const std::string& message, const MessageForm (&forms)[N],
             if (n >= groups.size()) return std::string();
             return type_names ? translated_type_name(groups[n].str()) : groups[n].str();
         };
-        return trf(form.english, {group(1), group(2), group(3), group(4)});
+        return trf(form.english, {group(1), group(2), group(3), group(4), group(5), group(6), group(7), group(8),
+                                  group(9), group(10), group(11), group(12)});
     }
     return message;
 }
@@ -103,6 +104,33 @@ std::string library_error_in_current_language(const std::string& message) {
         {R"(cannot write (.*): the folder (.*) does not exist)", N_("cannot write {1}: the folder {2} does not exist")},
         {R"((.*): not a \.npy file \(it does not start with (.*)\); save tensors with numpy\.save)",
          N_("{1}: not a .npy file (it does not start with {2}); save tensors with numpy.save")},
+        // The shape checker's messages (src/lib/shape.cpp: check_shapes, require_nonempty,
+        // checked_value_count), the ones a student meets most: the argument's name, its shape and
+        // legend stay as written.
+        {R"((.*)shapes disagree: (.*) has (\S+) = (\d+) but (.*) has (\S+) = (\d+) \((\S+) must be (\d+)\); )"
+         R"((\S+) must be (\(.*\)) = (\(.*\)))",
+         N_("{1}shapes disagree: {2} has {3} = {4} but {5} has {6} = {7} ({8} must be {9}); {10} must be {11} = {12}")},
+        {R"((.*)shapes disagree: (.*) has (\S+) = (\d+) but (.*) has (\S+) = (\d+) \((\S+) must be (\d+)\))",
+         N_("{1}shapes disagree: {2} has {3} = {4} but {5} has {6} = {7} ({8} must be {9})")},
+        {R"((.*)shapes disagree: (.*) has (\S+) = (\d+) but (.*) has (\S+) = (\d+); (\S+) must be (\(.*\)) = (\(.*\)))",
+         N_("{1}shapes disagree: {2} has {3} = {4} but {5} has {6} = {7}; {8} must be {9} = {10}")},
+        {R"((.*)shapes disagree: (.*) has (\S+) = (\d+) but (.*) has (\S+) = (\d+))",
+         N_("{1}shapes disagree: {2} has {3} = {4} but {5} has {6} = {7}")},
+        {R"((.*) has shape (\([0-9, ]*\)) \(rank (\d+)\) but (.*) needs rank (\d+): (\(.*\)))",
+         N_("{1} has shape {2} (rank {3}) but {4} needs rank {5}: {6}")},
+        {R"((.*) has shape (\([0-9, ]*\)): dimension (\S+) is 0; every dimension must be at least 1)",
+         N_("{1} has shape {2}: dimension {3} is 0; every dimension must be at least 1")},
+        {R"((.*) has shape (\([0-9, ]*\)); every dimension must be at least 1)",
+         N_("{1} has shape {2}; every dimension must be at least 1")},
+        {R"((.*): dimension (\d+) must be (\d+), it is (\d+))", N_("{1}: dimension {2} must be {3}, it is {4}")},
+        {R"((.*): dimension (\S+) is (\d+), which is not a multiple of (\d+))",
+         N_("{1}: dimension {2} is {3}, which is not a multiple of {4}")},
+        {R"((.*): the shape (\([0-9, ]*\)) is too large: its non-zero sizes multiply to more than (\d+) values \(2\^28\), )"
+         R"(the most one tensor may hold here)",
+         N_("{1}: the shape {2} is too large: its non-zero sizes multiply to more than {3} values (2^28), the most one "
+            "tensor may hold here")},
+        {R"((.*): the shape (\([0-9, ]*\)) is too large: more than (\d+) values \(2\^28\), the most one tensor may hold here)",
+         N_("{1}: the shape {2} is too large: more than {3} values (2^28), the most one tensor may hold here")},
         // `attn compute`'s --activation and --causal-alignment (src/lib/feed_forward.cpp, src/lib/masks.cpp).
         {R"(unknown activation '(.*)'; expected relu, gelu \(the exact erf form\) or gelu-tanh \(PyTorch's approximate="tanh"\))",
          N_("unknown activation '{1}'; expected relu, gelu (the exact erf form) or gelu-tanh (PyTorch's approximate=\"tanh\")")},
