@@ -41,9 +41,6 @@ NamedTensors run_bahdanau(const NamedTensors& inputs, const ComputeOptions&) {
     return {{"scores", step.scores}, {"weights", step.weights}, {"context", step.context}};
 }
 
-CausalAlignment alignment_of(const ComputeOptions& options) {
-    return options.causal_alignment.empty() ? CausalAlignment::top_left : parse_causal_alignment(options.causal_alignment);
-}
 
 // Lesson 4: softmax(Q Kᵀ / √d_k [+ causal mask]) V, d_k the last dimension of Q.
 NamedTensors run_self_attention(const NamedTensors& inputs, const ComputeOptions& options) {
@@ -109,7 +106,6 @@ NamedTensors run_encoder(const NamedTensors& inputs, const ComputeOptions& optio
                                            options.norm_eps.value_or(layer.eps))}};
 }
 
-std::string non_finite_text(double value) { return std::isnan(value) ? "nan" : value > 0 ? "inf" : "-inf"; }
 
 // The modules whose PyTorch counterpart is sequence-first by default (batch_first=False); the
 // encoder's final norm (--norm-eps) and mha's choice of no output projection.
@@ -139,6 +135,12 @@ DynamicTensor swap_first_axes(const DynamicTensor& x) {
 }
 
 }  // namespace
+
+CausalAlignment alignment_of(const ComputeOptions& options) {
+    return options.causal_alignment.empty() ? CausalAlignment::top_left : parse_causal_alignment(options.causal_alignment);
+}
+
+std::string non_finite_text(double value) { return std::isnan(value) ? "nan" : value > 0 ? "inf" : "-inf"; }
 
 const std::vector<ComputeModule>& compute_modules() {
     static const std::vector<ComputeModule> modules = with_pytorch_options({
@@ -278,272 +280,6 @@ std::string dimension_legend(const TensorSpec& spec) {
     return legend_string(spec.dimensions);
 }
 
-namespace {
-
-const ComputeModule& encoder_layer_module() { return find_compute_module("encoder-layer"); }
-
-// The weights each of the encoder's layers has (encoder-layer's inputs but x and the masks).
-bool is_layer_weight(const std::string& name) {
-    return name != "x" && mask_convention(name) == MaskConvention::none && reads_input(encoder_layer_module(), name);
-}
-
-// Levenshtein distance, for "did you mean".
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diagonal = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t above = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            diagonal = above;
-        }
-    }
-    return row[b.size()];
-}
-
-}  // namespace
-
-bool reads_input(const ComputeModule& module, const std::string& name) {
-    for (const auto& spec : module.inputs) {
-        if (spec.name == name) return true;
-    }
-    if (!module.layered) return false;
-    const auto split = split_layer_name(name);
-    return split && is_layer_weight(split->second);
-}
-
-std::optional<std::string> closest_input(const ComputeModule& module, const std::string& name) {
-    // The same name in other capitals (Out_Proj.Weight is PyTorch's out_proj.weight, w_o): never
-    // read as that input, always pointed at it.
-    std::string lower = name;
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (lower != name && reads_input(module, canonical_weight_name(lower))) return canonical_weight_name(lower);
-    // PyTorch's other names for the same masks, by module.
-    static const std::vector<std::pair<std::string, std::vector<std::string>>> aliases = {
-        {"src_key_padding_mask", {"key_padding_mask"}}, {"key_padding_mask", {"src_key_padding_mask"}},
-        {"src_mask", {"attn_mask"}}, {"attn_mask", {"src_mask"}}, {"mask", {"src_mask", "attn_mask"}},
-        {"padding_mask", {"key_padding_mask", "src_key_padding_mask"}},
-    };
-    for (const auto& [alias, meant] : aliases) {
-        if (name != alias) continue;
-        for (const auto& candidate : meant) {
-            if (reads_input(module, candidate)) return candidate;
-        }
-    }
-    // A layer's weight given to the encoder without its layer, or to a layer with one.
-    if (module.layered && is_layer_weight(name)) return "layers_0_" + name;
-    if (const auto split = split_layer_name(name); split && !module.layered && reads_input(module, split->second)) {
-        return split->second;
-    }
-    std::optional<std::string> best;
-    std::size_t best_distance = 0;
-    auto consider = [&](const std::string& candidate, const std::string& prefix) {
-        const std::size_t distance = edit_distance(name, prefix + candidate);
-        const std::size_t allowed = std::max<std::size_t>(2, candidate.size() / 4);
-        if (distance <= allowed && (!best || distance < best_distance)) best = prefix + candidate, best_distance = distance;
-    };
-    for (const auto& spec : module.inputs) consider(spec.name, "");
-    if (module.layered) {
-        const auto split = split_layer_name(name);
-        const std::string prefix = split ? "layers_" + std::to_string(split->first) + "_" : "layers_0_";
-        for (const auto& spec : encoder_layer_module().inputs) {
-            if (is_layer_weight(spec.name)) consider(spec.name, prefix);
-        }
-    }
-    return best;
-}
-
-bool looks_like_mask_or_weight(const std::string& name) {
-    for (const char* word : {"mask", "weight", "bias", "proj", "norm", "linear"}) {
-        if (name.find(word) != std::string::npos) return true;
-    }
-    return name.rfind("w_", 0) == 0 || name.rfind("b_", 0) == 0;
-}
-
-namespace {
-
-// PyTorch settings whose tensors attn cannot use: what the model has and what attn supports.
-std::optional<std::string> unsupported_setting(const std::string& name, const std::string& where) {
-    auto ends_with = [&](const std::string& tail) {
-        return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0 &&
-               (name.size() == tail.size() || name[name.size() - tail.size() - 1] == '_');
-    };
-    if (ends_with("bias_k") || ends_with("bias_v")) {
-        return trf("{1} is nn.MultiheadAttention's add_bias_kv=True (bias_k, bias_v: a learned key and value appended to "
-                   "every sequence); attn does not support add_bias_kv, so nothing was computed", {where});
-    }
-    for (const char* separate : {"q_proj_weight", "k_proj_weight", "v_proj_weight"}) {
-        if (ends_with(separate)) {
-            return trf("{1} is one of nn.MultiheadAttention's separate projections (q_proj_weight, k_proj_weight, "
-                       "v_proj_weight), which PyTorch stores instead of in_proj_weight when kdim or vdim differs from "
-                       "embed_dim; attn supports key and value of the model width D only (kdim = vdim = embed_dim: "
-                       "in_proj_weight (3D, D) or w_q, w_k, w_v (D, D)), so nothing was computed", {where});
-        }
-    }
-    return std::nullopt;
-}
-
-}  // namespace
-
-void refuse_unknown_input(const ComputeModule& module, const std::string& name, const std::string& where) {
-    if (const auto refusal = unsupported_setting(name, where)) throw InputError(*refusal);
-    if (const auto meant = closest_input(module, name)) {
-        std::string convention;
-        if (mask_convention(*meant) == MaskConvention::ignore_is_true) convention = tr(" (PyTorch's convention: True/1 = ignore)");
-        if (mask_convention(*meant) == MaskConvention::scores_mask) convention = tr(" (PyTorch's: bool True = ignore, float added)");
-        throw InputError(trf("{1} is not an input of {2}; did you mean {3}{4}? A mask or weight that is not read would change "
-                             "every number silently, so nothing was computed",
-                             {where, module.name, *meant, convention}));
-    }
-    std::string names;
-    for (const auto& spec : module.inputs) names += (names.empty() ? "" : ", ") + spec.name;
-    if (module.layered) names += ", " + tr("layers_N_<an encoder-layer weight>");
-    throw InputError(trf("{1} is not an input of {2}; its inputs are {3}", {where, module.name, names}));
-}
-
-namespace {
-
-// Checks every input's rank and sizes against the module's legends (attn/shape.hpp: one letter,
-// one size) and returns the size of each letter ("B" → 2, "H" → 3); a missing required input is
-// an InputError naming it.
-ShapeLetters bind_dimensions(const ComputeModule& module, const NamedTensors& inputs) {
-    std::vector<NamedShape> shapes;
-    for (const auto& spec : module.inputs) {
-        const auto found = inputs.find(spec.name);
-        if (found == inputs.end()) {
-            if (spec.required) throw InputError(trf("missing input '{1}' {2}", {spec.name, dimension_legend(spec)}));
-            continue;
-        }
-        // A scores mask is (T, S) or (B·h, T, S): mask_conventions checks it, knowing h.
-        if (mask_convention(spec.name) == MaskConvention::scores_mask) continue;
-        shapes.emplace_back(spec.name, found->second, spec.dimensions);
-    }
-    if (module.layered) {
-        // Every layer against encoder-layer's legends, with the same x: D and h agree throughout.
-        std::size_t count = 0;
-        for (const auto& [name, tensor] : inputs) {
-            if (const auto split = split_layer_name(name)) count = std::max(count, split->first + 1);
-        }
-        ShapeLetters first;
-        for (std::size_t layer = 0; layer < count; ++layer) {
-            const std::string prefix = "layers_" + std::to_string(layer) + "_";
-            for (const auto& spec : encoder_layer_module().inputs) {
-                const auto found = inputs.find(prefix + spec.name);
-                if (found != inputs.end()) shapes.emplace_back(prefix + spec.name, found->second, spec.dimensions);
-            }
-            // Layers may have their own F: checked one layer at a time; the widest F is kept, for
-            // the size limit on the feed-forward network's (B, T, F) (check_working_sizes).
-            ShapeLetters letters = check_shapes(module.name, shapes);
-            if (layer == 0) first = letters;
-            if (letters.count("F") && (!first.count("F") || letters["F"] > first["F"])) first["F"] = letters["F"];
-            shapes.erase(std::remove_if(shapes.begin(), shapes.end(),
-                                        [&](const NamedShape& s) { return s.name.rfind(prefix, 0) == 0; }),
-                         shapes.end());
-        }
-        if (count > 0) return first;
-    }
-    return check_shapes(module.name, shapes);
-}
-
-// The outputs, and the largest tensors the module builds on the way, must fit the limit on one
-// tensor (attn/shape.hpp) before anything is allocated: small inputs can ask for huge scores.
-void check_working_sizes(const ComputeModule& module, ShapeLetters letters, const ComputeOptions& options) {
-    if (module.uses_heads) {
-        // More heads than D, named with the option as it was given: a huge --heads would otherwise
-        // be reported inside a size too large to show (legend_shape caps it). Other values that do
-        // not divide D are the library's to refuse, naming the tensor.
-        const std::size_t D = letters.count("D") ? letters["D"] : 0;
-        if (D != 0 && static_cast<std::size_t>(options.heads) > D) {
-            throw InputError("--heads " + std::to_string(options.heads) + " is more than the model width D = " +
-                             std::to_string(D) + "; each head gets d_k = D / h features, so h must divide D");
-        }
-        letters["h"] = static_cast<std::size_t>(options.heads);
-    }
-    std::vector<std::pair<std::string, std::string>> tensors;  // (what, legend)
-    for (const auto& spec : module.outputs) tensors.emplace_back("the output '" + spec.name + "'", spec.dimensions);
-    for (const auto& legend : module.working_sizes) tensors.emplace_back("an intermediate", legend);
-    for (const auto& [what, legend] : tensors) {
-        checked_value_count(legend_shape(legend, letters), module.name + ": " + what + " (" + legend + ")");
-    }
-}
-
-}  // namespace
-
-void validate_compute_inputs(const ComputeModule& module, const NamedTensors& inputs) {
-    for (const auto& [name, tensor] : inputs) {
-        if (!reads_input(module, name)) refuse_unknown_input(module, name, "'" + printable_text(name) + "'");
-    }
-    bind_dimensions(module, inputs);
-    for (const auto& [name, tensor] : inputs) {
-        // Masks hold −∞ by design; mask_conventions refuses what does not fit their convention.
-        if (mask_convention(name) != MaskConvention::none) continue;
-        for (std::size_t i = 0; i < tensor.size(); ++i) {
-            if (!std::isfinite(tensor.data()[i])) {
-                throw InputError(trf("{1} holds {2} at {3}; inputs must be finite numbers",
-                                     {name, non_finite_text(tensor.data()[i]),
-                                      index_string(i, {tensor.shape().begin(), tensor.shape().end()})}));
-            }
-        }
-    }
-}
-
-void check_compute_options(const ComputeModule& module, const ComputeOptions& options) {
-    // "self-attention, mha": the modules that take an option, for the message.
-    auto modules_with = [](bool ComputeModule::*uses) {
-        std::string names;
-        for (const auto& m : compute_modules()) {
-            if (m.*uses) names += (names.empty() ? "" : ", ") + m.name;
-        }
-        return names;
-    };
-    if (module.uses_heads && options.heads <= 0) {
-        throw InputError(trf("{1} needs the number of heads: add --heads h (h must divide the model width D)", {module.name}));
-    }
-    if (!module.uses_heads && options.heads != 0) {
-        throw InputError(trf("{1} has no heads: --heads is for {2}; remove it", {module.name, modules_with(&ComputeModule::uses_heads)}));
-    }
-    if (module.uses_layer_options) {
-        if (options.eps && !(*options.eps > 0.0 && std::isfinite(*options.eps))) {
-            throw InputError(trf("--eps must be a positive number (the layer norm's eps, default 1e-5), got {1}",
-                                 {std::to_string(*options.eps)}));
-        }
-        if (!options.activation.empty()) parse_activation(options.activation);  // "unknown activation 'x'; ..."
-        if (options.norm_eps && !module.uses_final_norm) {
-            throw InputError(trf("{1} has no final norm: --norm-eps is for {2} (its layers' norms take --eps); remove it",
-                                 {module.name, modules_with(&ComputeModule::uses_final_norm)}));
-        }
-        if (options.norm_eps && !(*options.norm_eps > 0.0 && std::isfinite(*options.norm_eps))) {
-            throw InputError(trf("--norm-eps must be a positive number (the final norm's eps, default --eps), got {1}",
-                                 {std::to_string(*options.norm_eps)}));
-        }
-    } else if (options.norm_first || options.eps || options.norm_eps || !options.activation.empty()) {
-        throw InputError(trf("{1} has no layer norm or feed-forward network: --norm-first, --eps, --norm-eps and "
-                             "--activation are for {2}; remove them",
-                             {module.name, modules_with(&ComputeModule::uses_layer_options)}));
-    }
-    if (!module.uses_output_projection_choice && options.no_output_projection) {
-        throw InputError(trf("{1} does not choose its output projection: --no-output-projection is for {2}; remove it",
-                             {module.name, modules_with(&ComputeModule::uses_output_projection_choice)}));
-    }
-    if (!module.uses_sequence_first && options.seq_first) {
-        throw InputError(trf("{1} has no sequence-first layout: --seq-first is for {2}; remove it",
-                             {module.name, modules_with(&ComputeModule::uses_sequence_first)}));
-    }
-    if (!module.uses_causal && (options.causal || !options.causal_alignment.empty())) {
-        throw InputError(trf("{1} has no causal mask: --causal and --causal-alignment are for {2}; remove them",
-                             {module.name, modules_with(&ComputeModule::uses_causal)}));
-    }
-    if (!options.causal_alignment.empty()) {
-        if (!options.causal) {
-            throw InputError(trf("--causal-alignment {1} places the causal mask, and there is none: add --causal or remove it",
-                                 {options.causal_alignment}));
-        }
-        alignment_of(options);  // "unknown causal alignment 'x'; expected top-left … or bottom-right …"
-    }
-}
-
 NamedTensors run_compute_module(const ComputeModule& module, const NamedTensors& given, const ComputeOptions& options) {
     check_compute_options(module, options);
     // --seq-first: the sequences arrive (T, B, D) and are turned batch-first for the library.
@@ -560,7 +296,7 @@ NamedTensors run_compute_module(const ComputeModule& module, const NamedTensors&
         throw ShapeError(std::string(e.what()) + tr(" (with --seq-first the sequences are read (T, B, D) and shown here "
                                                     "batch-first, (B, T, D): are they sequence-first?)"));
     }
-    check_working_sizes(module, bind_dimensions(module, inputs), options);
+    check_compute_working_sizes(module, inputs, options);
     NamedTensors outputs = module.run(inputs, options);
     if (options.seq_first) {
         for (const auto& spec : module.outputs) {

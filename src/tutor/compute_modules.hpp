@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/masks.hpp"
 #include "tutor/lessons.hpp"
 
 namespace attn::tutor {
@@ -72,6 +73,13 @@ struct ComputeModule {
 
 const std::vector<ComputeModule>& compute_modules();
 
+/// The causal mask's alignment the options ask for (top-left when none is given); InputError for
+/// an unknown name.
+CausalAlignment alignment_of(const ComputeOptions& options);
+
+/// "nan", "inf" or "-inf": how a non-finite value is named in messages.
+std::string non_finite_text(double value);
+
 /// InputError listing the modules when `name` is not one of them.
 const ComputeModule& find_compute_module(const std::string& name);
 
@@ -97,6 +105,11 @@ bool looks_like_mask_or_weight(const std::string& name);
 /// and every value is finite; throws InputError / ShapeError naming the tensors and their shapes
 /// (and the index of a value that is NaN or ±∞).
 void validate_compute_inputs(const ComputeModule& module, const NamedTensors& inputs);
+
+/// InputError when an output, or a large intermediate the module builds on the way, would hold
+/// more than max_tensor_values (attn/shape.hpp): small inputs can ask for huge scores. The inputs
+/// have passed validate_compute_inputs.
+void check_compute_working_sizes(const ComputeModule& module, const NamedTensors& inputs, const ComputeOptions& options);
 
 /// InputError when the module needs --heads and was not given it, or is given --heads or --causal
 /// that it does not use, or --causal-alignment without --causal or with an unknown name, or
