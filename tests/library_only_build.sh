@@ -39,7 +39,8 @@ int main() {
     const attn::fast::Tensor3 x = {{{1.0f, 0.0f}, {0.0f, 1.0f}}};
     attn::fast::AttentionParameters parameters;
     parameters.w_q = parameters.w_k = parameters.w_v = {{1.0f, 0.0f}, {0.0f, 1.0f}};
-    const auto result = attn::fast::multi_head_attention(x, x, x, parameters, attn::fast::AttentionOptions{});
+    parameters.no_output_projection = true;  // no W_o: the output is the head itself
+    const auto result = attn::fast::multi_head_attention(x, x, x, parameters, attn::fast::AttentionOptions(1));
     const double expected = 1.0 / (1.0 + std::exp(-1.0 / std::sqrt(2.0)));  // 0.66976155
     const double got = result.output(0, 0, 0);
     std::printf("output[0, 0, 0]: expected %.8f, got %.8f\n", expected, got);
