@@ -169,6 +169,7 @@ CLI::App* setup_exercise(CLI::App& app, ExerciseOptions& options) {
     command->add_flag("--reset", options.reset, "Restore the stub, after saving your file as a timestamped backup beside it");
     command->add_flag("--hint", options.hint, "Show the next hint (about the step that failed last) and stop");
     command->add_option("--file", options.file, "Check this file instead of lessons/NN-slug/exercise/exercise.cpp")->check(CLI::ExistingFile);
+    command->add_flag("--verbose", options.verbose, "Print every case in full (by default: the first failing case in full, the others one line each)");
     command->add_option("--time-limit", options.time_limit, "Seconds your code may take per case before it is stopped")
         ->check(CLI::Range(0.1, 3600.0))
         ->capture_default_str();
