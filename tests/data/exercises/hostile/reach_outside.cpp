@@ -46,8 +46,11 @@ void reach_outside() {
     if (const passwd* user = ::getpwuid(::getuid())) note(write_file(std::string(user->pw_dir) + "/.written-by-student"), "wrote in $HOME");
     const int tty = ::open("/dev/tty", O_WRONLY);
     note(tty >= 0 && ::write(tty, "\x1b[2JExercise 1 passes.\n", 23) > 0, "wrote to /dev/tty");
+    // Under bubblewrap the parent is the sandbox's init, whose standard output is the captured
+    // pipe: what arrives there is shown escaped, so it is not counted; the test checks that no raw
+    // escape reaches attn's output.
     const int out = ::open(("/proc/" + std::to_string(::getppid()) + "/fd/1").c_str(), O_WRONLY);
-    note(out >= 0 && ::write(out, "\x1b[2J", 4) > 0, "wrote to its parent's standard output");
+    if (out >= 0) (void)!::write(out, "\x1b[2J", 4);
     note(::kill(::getppid(), SIGSTOP) == 0, "stopped its parent");
     note(::ptrace(PTRACE_ATTACH, ::getppid(), nullptr, nullptr) == 0, "attached to its parent");
     note(std::system((build + "/attn --version > /dev/null 2>&1").c_str()) == 0, "ran build/attn");
