@@ -153,6 +153,16 @@ def run_attn(attn, module, shape, threads, repeat, *flags):
     return json.loads(out.stdout)
 
 
+def machine_header(attn, threads):
+    """What attn bench says it runs on, for the header of each thread count: the CPU, its cores,
+    the kernels' instruction set, OpenBLAS's configuration and core type, and attn's own sgemm rate
+    (one single-threaded 1024³ product per thread, all at once) next to torch.mm's below."""
+    info = run_attn(attn, "mha", {"batch": 1, "seq": 8, "d_model": 8, "heads": 1}, threads, 1, "--warmup", "0")
+    return (f"machine: {info['cpu_model']} · {info['physical_cores']} physical cores, {info['logical_cpus']} CPUs · "
+            f"attn kernels {info['kernels']}\nBLAS: {info['blas']}\n"
+            f"sgemm 1024³ as attn's threads run it (attn bench, {threads} at once): {info['sgemm_gflops']:.1f} GFLOP/s")
+
+
 def best_time(attn, args, runs):
     times = []
     for _ in range(runs):
@@ -313,6 +323,7 @@ def main():
     report = Report()
     for threads in args.threads:
         print(f"\n== {threads} thread{'s' if threads > 1 else ''} · {args.rounds} rounds ==")
+        print(machine_header(attn, threads))
         sgemm = short_cases(args, attn, threads, [], report)
         long_cases(args, attn, threads, sgemm, report)
     if "cli" in args.cases:

@@ -59,6 +59,8 @@ seed() {
   case "$target" in
     npy)
       cp tests/data/npy/*.npy "$corpus/"
+      # Headers with a key twice, an unknown key, a shape that is not a tuple (issue 24).
+      cp tests/data/hostile/*.npy "$corpus/"
       for file in tests/data/compute/*/in/*.npy; do
         cp "$file" "$corpus/$(basename "$(dirname "$(dirname "$file")")")-$(basename "$file")"
       done
@@ -66,6 +68,8 @@ seed() {
     npz)
       # Stored, deflated and hostile archives, and the state_dicts of the interop fixtures.
       cp tests/data/interop/npz/*.npz "$corpus/"
+      # Members under a folder or in other capitals, overlapping entries, too much in all (issue 24).
+      cp tests/data/hostile/*.npz "$corpus/"
       for file in tests/data/interop/*/model.npz; do cp "$file" "$corpus/$(basename "$(dirname "$file")").npz"; done
       ;;
     tensor_literal)

@@ -15,7 +15,7 @@ saved=$(mktemp -d)
 out=$(mktemp)
 export ATTN_STATE_DIR=$state NO_COLOR=1 ATTN_LANG=en  # English whatever the locale
 folders=()
-for stub in lessons/0*-*/exercise/stub.cpp; do folders+=("$(basename "$(dirname "$(dirname "$stub")")")"); done
+for stub in lessons/[0-9]*-*/exercise/stub.cpp; do folders+=("$(basename "$(dirname "$(dirname "$stub")")")"); done
 for folder in "${folders[@]}"; do
   [ -f "lessons/$folder/exercise/exercise.cpp" ] && cp "lessons/$folder/exercise/exercise.cpp" "$saved/$folder.cpp"
 done
@@ -43,7 +43,7 @@ expect_output() {  # expect_output TEXT WHAT
 
 checks=0
 for folder in "${folders[@]}"; do
-  n=$((10#${folder:0:2}))
+  n=$((10#${folder%%-*}))
   exercise=lessons/$folder/exercise
   student=$exercise/exercise.cpp
   echo "exercise $n ($folder)"

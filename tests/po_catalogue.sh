@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tests/po_catalogue.sh SOURCE_DIR — the Spanish catalogue against the sources: every string
-# marked for translation (tr, trf, N_ in src/ and lessons/: po/extract.sh) is in po/es.po and
+# marked for translation (tr, trf, trfc, trn, N_ in src/ and lessons/: po/extract.sh) is in po/es.po and
 # translated; no entry is fuzzy or empty; no entry is left over from a string the sources no longer
-# have; every translation keeps the {n} placeholders of its msgid; msgfmt --check accepts it.
+# have; every translation (each plural form of an ngettext entry too) keeps the {n} placeholders
+# of its msgid; msgfmt --check accepts it (with plural entries, it requires the Plural-Forms header).
 set -euo pipefail
 source_dir=${1:?usage: po_catalogue.sh SOURCE_DIR}
 catalogue=$source_dir/po/es.po

@@ -76,13 +76,18 @@ TEST_CASE("compare reports the first mismatch, or else the largest difference", 
     CHECK(failing.worst == std::vector<std::size_t>{0, 1});
     CHECK(failing.worst_got == 0.2);
     CHECK(failing.max_abs_difference == Approx(0.9));
+    // No-break spaces (U+00A0) keep "max |Δ| 9.0e-01" and "over 4 values" whole on a wrapped line.
     CHECK(failing.summary() ==
-          "max |Δ| 9.0e-01 · 2 of 4 values differ; first at [0, 1]: expected 0, got 0.2 (allowed ±0.1)");
+          "max\u00a0|Δ|\u00a09.0e-01 · 2 of 4 values differ; first at [0, 1]: expected 0, got 0.2 (allowed ±0.1)");
     // All within tolerance: the largest difference is reported.
     const auto passing = compare(expected, DynamicTensor{{0.0, 0.05}, {0.07, 0.0}}, tolerance);
     CHECK(passing.passed);
     CHECK(passing.worst == std::vector<std::size_t>{1, 0});
-    CHECK(passing.summary() == "max |Δ| 7.0e-02 over 4 values");
+    CHECK(passing.summary() == "max\u00a0|Δ|\u00a07.0e-02 over\u00a04\u00a0values");
+    // One value is one value; one mismatch differs (singular).
+    CHECK(compare(DynamicTensor{1.0}, DynamicTensor{1.0}, tolerance).summary() == "max\u00a0|Δ|\u00a00.0e+00 over\u00a01\u00a0value");
+    CHECK_THAT(compare(expected, DynamicTensor{{0.0, 0.0}, {0.0, 0.5}}, tolerance).summary(),
+               Catch::Contains(" · 1 of 4 values differs; first at [1, 1]"));
 }
 
 TEST_CASE("format_difference writes the max difference as the tutor prints it", "[check]") {

@@ -1,5 +1,6 @@
 // `attn bench` through the real binary: the tiled path's options (--no-weights, --causal,
-// --warmup), the tiles it reports, and the sizes it refuses before allocating. Timing is not
+// --warmup), the tiles it reports, what it says it ran on (CPU, cores, kernels, the sgemm rate of
+// the same run), and the sizes it refuses before allocating. Timing is not
 // tested here (benchmarks never are): tiny shapes, one call.
 #include <catch2/catch.hpp>
 
@@ -19,7 +20,8 @@ TEST_CASE("cli - bench mha --no-weights --causal runs the tiled path and counts 
     REQUIRE(r.exit_code == 0);
     for (const std::string key : {"\"need_weights\": false", "\"causal\": true", "\"warmup\": 0", "\"tiles_computed\": 24",
                                   "\"tiles_skipped\": 16", "\"attention_gflops\": ", "\"attention_ms\": ",
-                                  "\"peak_rss_mb\": "}) {
+                                  "\"peak_rss_mb\": ", "\"cpu_model\": \"", "\"physical_cores\": ",
+                                  "\"logical_cpus\": ", "\"kernels\": \"", "\"blas\": \"", "\"sgemm_gflops\": "}) {
         CHECK_THAT(r.out, Catch::Contains(key));
     }
     const auto table = run_attn({"bench", "mha", "--batch", "1", "--seq", "70", "--d-model", "8", "--heads", "2",
@@ -27,6 +29,12 @@ TEST_CASE("cli - bench mha --no-weights --causal runs the tiled path and counts 
     CHECK(table.exit_code == 0);
     CHECK_THAT(table.out, Catch::Contains("B 1, T 70, D 8, h 2 · 1 thread · tiled · 2 timed calls after 1 warm-up call") &&
                               Catch::Contains("tiles computed 4, skipped 0") && Catch::Contains("peak RSS"));
+    // What it ran on: the CPU and its cores, the kernels' instruction set, the sgemm rate beside
+    // the attention's share of it.
+    CHECK_THAT(table.out, Catch::Contains("  machine   ") && Catch::Contains(" physical core") &&
+                              Catch::Contains(" · kernels ") && Catch::Contains("  BLAS      ") &&
+                              Catch::Contains("  sgemm     ") &&
+                              Catch::Contains(" % of sgemm"));
     const auto weights = run_attn({"bench", "mha", "--batch", "1", "--seq", "7", "--d-model", "8", "--heads", "2",
                                    "--threads", "1", "--repeat", "1", "--causal"});
     CHECK_THAT(weights.out, Catch::Contains("· weights kept · causal ·"));

@@ -19,12 +19,16 @@
 #include "attn/files.hpp"
 #include "attn/npy.hpp"
 #include "support/fixtures.hpp"
+#include "support/hostile_checks.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 
 namespace {
 
+using attn::testing::expect_refused;
 using attn::testing::finished_pid;
+using attn::testing::has_control_byte;
+using attn::testing::snapshot;
 using attn::testing::CommandResult;
 using attn::testing::npy_bytes;
 using attn::testing::read_file;
@@ -33,38 +37,7 @@ using attn::testing::TempDir;
 using attn::testing::write_file;
 namespace fs = std::filesystem;
 
-// Generous: sanitizer builds are slow. A hang is killed here and fails with exit code 137.
-constexpr int time_limit = 120;
-
-// Every file of a folder (one level) with its bytes: "the output folder before and after".
-std::map<std::string, std::string> snapshot(const std::string& folder) {
-    std::map<std::string, std::string> files;
-    if (!fs::is_directory(folder)) return files;
-    for (const auto& entry : fs::directory_iterator(folder)) {
-        const std::string name = entry.path().filename().string();
-        files[name] = fs::is_directory(fs::symlink_status(entry.path())) ? "(a folder)" : read_file(entry.path().string());
-    }
-    return files;
-}
-
-bool has_control_byte(const std::string& text) {
-    for (const char c : text) {
-        const auto byte = static_cast<unsigned char>(c);
-        if ((byte < 0x20 && byte != '\n' && byte != '\t') || byte == 0x7F) return true;
-    }
-    return false;
-}
-
-// Runs attn and checks the promise for bad input: exit 2, every fragment in the message, no
-// control byte in it.
-CommandResult expect_refused(const std::vector<std::string>& arguments, const std::vector<std::string>& fragments) {
-    const CommandResult r = run_attn(arguments, {}, time_limit);
-    INFO("stderr: " << r.err << "\nstdout: " << r.out);
-    CHECK(r.exit_code == 2);
-    for (const auto& fragment : fragments) CHECK_THAT(r.err, Catch::Contains(fragment));
-    CHECK_FALSE(has_control_byte(r.err));
-    return r;
-}
+constexpr int time_limit = attn::testing::hostile_time_limit;
 
 void save(const std::string& path, const std::vector<std::size_t>& shape, const std::vector<double>& values,
           attn::NpyDtype dtype = attn::NpyDtype::float64) {

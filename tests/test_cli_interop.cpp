@@ -11,18 +11,20 @@
 
 #include "attn/npy.hpp"
 #include "support/fixtures.hpp"
+#include "support/interop_cases.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 #include "support/tensor_match.hpp"
 
 namespace {
 
+using attn::testing::expect_refused;
 using attn::testing::run_attn;
 using attn::testing::TempDir;
 using attn::testing::write_file;
 namespace fs = std::filesystem;
 
-const std::string interop = ATTN_SOURCE_DIR "/tests/data/interop";
+const std::string& interop = attn::testing::interop_cases;
 
 // A case's options.txt: the module, then its options, one per line.
 std::vector<std::string> case_arguments(const std::string& folder, const std::string& out) {
@@ -33,15 +35,6 @@ std::vector<std::string> case_arguments(const std::string& folder, const std::st
     arguments.insert(arguments.end(), lines.begin() + 1, lines.end());
     if (fs::exists(folder + "/model.npz")) arguments.insert(arguments.end(), {"--weights", folder + "/model.npz"});
     return arguments;
-}
-
-// A copy of a case's inputs to change.
-std::string copy_inputs(const std::string& name, const std::string& to) {
-    fs::create_directories(to);
-    for (const auto& entry : fs::directory_iterator(interop + "/" + name + "/in")) {
-        fs::copy_file(entry.path(), to + "/" + entry.path().filename().string());
-    }
-    return to;
 }
 
 void save(const std::string& path, const std::vector<std::size_t>& shape, const std::vector<double>& values) {
@@ -64,16 +57,6 @@ void save_bool(const std::string& path, const std::vector<std::size_t>& shape, c
     write_file(path, bytes);
 }
 
-// Exit 2, every fragment in the message, nothing written.
-void expect_refused(const std::vector<std::string>& arguments, const std::vector<std::string>& fragments,
-                    const std::string& out) {
-    const auto r = run_attn(arguments);
-    INFO(r.out << r.err);
-    CHECK(r.exit_code == 2);
-    for (const auto& fragment : fragments) CHECK_THAT(r.err, Catch::Contains(fragment));
-    CHECK_FALSE(fs::exists(out));
-}
-
 }  // namespace
 
 TEST_CASE("interop - every recorded PyTorch model is reproduced to 1e-5", "[cli][compute][interop]") {
@@ -92,13 +75,15 @@ TEST_CASE("interop - every recorded PyTorch model is reproduced to 1e-5", "[cli]
     }
     // mha: packed weights with a bool key_padding_mask, a 3-D bool attn_mask, a float attn_mask with
     // an integer key_padding_mask, sequence-first; encoder: post- and pre-norm (stored and deflated
-    // archives), sequence-first with a float mask; encoder-layer under its state_dict's names.
-    CHECK(cases == 8);
+    // archives), sequence-first with a float mask; encoder-layer under its state_dict's names;
+    // the settings a state_dict does not show (test_cli_pytorch_settings.cpp): mha with bias=False,
+    // an encoder whose final norm has its own eps, an encoder layer with the tanh GELU.
+    CHECK(cases == 11);
 }
 
 TEST_CASE("interop - a mask under PyTorch's name for another module is refused: did you mean", "[cli][compute][interop][errors]") {
     TempDir dir;
-    const std::string in = copy_inputs("mha-packed-key-padding-mask", dir.path() + "/in"), out = dir.path() + "/out";
+    const std::string in = attn::testing::copy_interop_inputs("mha-packed-key-padding-mask", dir.path() + "/in"), out = dir.path() + "/out";
     fs::rename(in + "/key_padding_mask.npy", in + "/src_key_padding_mask.npy");
     expect_refused({"compute", "mha", "--in", in, "--out", out, "--heads", "2"},
                    {"src_key_padding_mask.npy is not an input of mha", "did you mean key_padding_mask",
@@ -106,7 +91,7 @@ TEST_CASE("interop - a mask under PyTorch's name for another module is refused: 
                    out);
     // The other way round, for the encoder layer, and TransformerEncoder.forward's `mask`.
     TempDir layer;
-    const std::string layer_in = copy_inputs("encoder-layer-state-dict-names", layer.path() + "/in");
+    const std::string layer_in = attn::testing::copy_interop_inputs("encoder-layer-state-dict-names", layer.path() + "/in");
     fs::rename(layer_in + "/src_mask.npy", layer_in + "/attn_mask.npy");
     expect_refused({"compute", "encoder-layer", "--in", layer_in, "--out", out, "--heads", "2"},
                    {"attn_mask.npy is not an input of encoder-layer", "did you mean src_mask"}, out);
@@ -122,7 +107,7 @@ TEST_CASE("interop - a mask under PyTorch's name for another module is refused: 
 
 TEST_CASE("interop - two mask conventions at once are refused, naming both", "[cli][compute][interop][errors]") {
     TempDir dir;
-    const std::string in = copy_inputs("mha-packed-key-padding-mask", dir.path() + "/in"), out = dir.path() + "/out";
+    const std::string in = attn::testing::copy_interop_inputs("mha-packed-key-padding-mask", dir.path() + "/in"), out = dir.path() + "/out";
     save(in + "/attention_mask.npy", {2, 4}, {1, 1, 0, 0, 1, 1, 1, 0});
     expect_refused({"compute", "mha", "--in", in, "--out", out, "--heads", "2"},
                    {"attention_mask (Hugging Face: 1 = attend)", "key_padding_mask (PyTorch: True = ignore)",
@@ -132,7 +117,7 @@ TEST_CASE("interop - two mask conventions at once are refused, naming both", "[c
 
 TEST_CASE("interop - a mask value outside its convention says which convention attn expected", "[cli][compute][interop][errors]") {
     TempDir dir;
-    const std::string in = copy_inputs("mha-packed-key-padding-mask", dir.path() + "/in"), out = dir.path() + "/out";
+    const std::string in = attn::testing::copy_interop_inputs("mha-packed-key-padding-mask", dir.path() + "/in"), out = dir.path() + "/out";
     const std::vector<std::string> run = {"compute", "mha", "--in", in, "--out", out, "--heads", "2"};
     fs::remove(in + "/key_padding_mask.npy");
     // PyTorch's additive padding saved as attention_mask: -inf is no 0/1.
@@ -169,7 +154,7 @@ TEST_CASE("interop - a mask value outside its convention says which convention a
 
 TEST_CASE("interop - packed and split weights together are refused", "[cli][compute][interop][errors]") {
     TempDir dir;
-    const std::string in = copy_inputs("mha-packed-key-padding-mask", dir.path() + "/in"), out = dir.path() + "/out";
+    const std::string in = attn::testing::copy_interop_inputs("mha-packed-key-padding-mask", dir.path() + "/in"), out = dir.path() + "/out";
     save(in + "/w_q.npy", {8, 8}, std::vector<double>(64, 0.0));
     expect_refused({"compute", "mha", "--in", in, "--out", out, "--heads", "2"},
                    {"in_proj_weight (PyTorch's packed w_q; w_k; w_v) and w_q are the same weights given twice"}, out);

@@ -146,6 +146,7 @@ ComputeOptions read_options(const fs::path& case_dir) {
         if (key == "norm_first") options.norm_first = value == "1";
         if (key == "activation") options.activation = value;
         if (key == "eps") options.eps = std::stod(value);
+        if (key == "no_output_projection") options.no_output_projection = value == "1";
     }
     return options;
 }
@@ -290,7 +291,10 @@ TEST_CASE("mha inputs with wrong shapes or mask values are refused naming the te
                       Catch::Contains("query (3, 5, 8) (B, T, D) has D = 8") && Catch::Contains("w_q (8, 6) (D, D) has D = 6"));
     inputs = good;
     inputs.erase("w_o");
-    CHECK_THROWS_WITH(run_compute_module(mha, inputs, options), Catch::Contains("b_o is given without w_o"));
+    CHECK_THROWS_WITH(run_compute_module(mha, inputs, options),
+                      Catch::Contains("missing weight 'w_o' (PyTorch's out_proj.weight), while b_o is given"));
     inputs.erase("b_o");
+    CHECK_THROWS_WITH(run_compute_module(mha, inputs, options), Catch::Contains("or --no-output-projection"));
+    options.no_output_projection = true;
     CHECK_NOTHROW(run_compute_module(mha, inputs, options));
 }

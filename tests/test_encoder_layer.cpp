@@ -85,6 +85,24 @@ TEST_CASE("a stack of zero layers with a final norm is that norm", "[encoder_lay
     EncoderLayerOptions options;
     CHECK_TENSOR_CLOSE(layer_norm(x, weight, bias), transformer_encoder(x, {}, options, std::make_pair(weight, bias)), 0.0, 0.0);
     CHECK_TENSOR_CLOSE(x, transformer_encoder(x, {}, options), 0.0, 0.0);
+    // The final norm's own eps: on [3, 1, 4, 1] (mean 2.25, biased variance 1.6875) eps = 0.3125
+    // makes the variance 2, so the first entry is 0.75 / √2 · 1 + 0.
+    const Tensor3 wide_eps = transformer_encoder(x, {}, options, std::make_pair(weight, bias), 0.3125);
+    CHECK(wide_eps(0, 0, 0) == Approx(0.75 / std::sqrt(2.0)).epsilon(1e-14));
+    CHECK_TENSOR_CLOSE(layer_norm(x, weight, bias, 0.3125), wide_eps, 0.0, 0.0);
+    CHECK_THROWS_WITH(transformer_encoder(x, {}, options, std::make_pair(weight, bias), 0.0),
+                      Catch::Contains("final_norm_eps must be a positive number"));
+}
+
+TEST_CASE("the number of heads must be given, as nn.TransformerEncoderLayer's nhead", "[encoder_layer][errors][lesson06]") {
+    const Tensor3 x = {{{1, 0, 0, 0}, {2, 4, 6, 8}}};
+    EncoderLayerOptions forgotten;
+    CHECK_THROWS_WITH(transformer_encoder_layer(x, silent_layer(4, 3), forgotten),
+                      Catch::Contains("transformer_encoder_layer: the number of heads is not set"));
+    CHECK_THROWS_WITH(transformer_encoder(x, {silent_layer(4, 3)}, forgotten), Catch::Contains("the number of heads is not set"));
+    const EncoderLayerOptions two(2);
+    CHECK(two.heads == 2);
+    CHECK_NOTHROW(transformer_encoder_layer(x, silent_layer(4, 3), two));
 }
 
 TEST_CASE("encoder layer errors name the tensor and refuse eps of zero", "[encoder_layer][errors][lesson06]") {

@@ -5,6 +5,8 @@
 // numbers that fit nothing get the first diverging step and element; float precision is said.
 #include <algorithm>
 #include <catch2/catch.hpp>
+
+#include "support/per_lesson.hpp"
 #include <cmath>
 #include <map>
 #include <xtensor/xview.hpp>
@@ -90,27 +92,28 @@ std::size_t failed_cases(const std::vector<CaseOutcome>& outcomes) {
     return failed;
 }
 
-}  // namespace
-
-TEST_CASE("every exercise - the right answer passes every case and every planted mistake is named",
-          "[exercises][diagnosis][lesson01][lesson02][lesson03][lesson04][lesson05][lesson06][lesson07]") {
-    for (int number = 1; number <= 7; ++number) {
-        const Exercise& e = exercise(number);
-        INFO("exercise " << number);
-        REQUIRE(e.cases.size() >= 5);
-        const auto right = answers(e, expected_values);
-        CHECK(failed_cases(right) == 0);
-        CHECK(diagnose(e, right).message.empty());
-        for (const auto& mistake : e.mistakes) {
-            INFO("planted: " << mistake.id);
-            const auto outcomes = planted(e, mistake.id);
-            CHECK(failed_cases(outcomes) > 0);
-            const Diagnosis diagnosis = diagnose(e, outcomes);
-            CHECK(diagnosis.mistake == mistake.id);
-            CHECK_THAT(diagnosis.message, Catch::Contains(mistake.explanation));
-        }
+// For each lesson with an exercise: the right answer passes every case and every planted
+// mistake is named.
+void right_answer_passes_and_mistakes_are_named(const attn::testing::LessonFolder& lesson) {
+    const Exercise& e = exercise(lesson.number);
+    REQUIRE(e.cases.size() >= 5);
+    const auto right = answers(e, expected_values);
+    CHECK(failed_cases(right) == 0);
+    CHECK(diagnose(e, right).message.empty());
+    for (const auto& mistake : e.mistakes) {
+        INFO("planted: " << mistake.id);
+        const auto outcomes = planted(e, mistake.id);
+        CHECK(failed_cases(outcomes) > 0);
+        const Diagnosis diagnosis = diagnose(e, outcomes);
+        CHECK(diagnosis.mistake == mistake.id);
+        CHECK_THAT(diagnosis.message, Catch::Contains(mistake.explanation));
     }
 }
+
+}  // namespace
+
+ATTN_PER_LESSON_TEST("the right answer passes every case and every planted mistake is named",
+                     "[exercises][diagnosis]", right_answer_passes_and_mistakes_are_named, attn::testing::with_exercise)
 
 TEST_CASE("exercise 1 - all weights 1 (the squeeze trap) is never named as the softmax over the batch axis",
           "[exercises][diagnosis][lesson01]") {
@@ -211,7 +214,7 @@ TEST_CASE("exercise 5 - scores divided by d_k are never named as divided by the 
     bool coincides_somewhere = false;
     const auto outcomes = answers(e, [&](const Case& c) {
         if (c.call != "multi_head_attention") return expected_values(c);
-        MultiHeadAttentionWeights w = tutor::attention_weights_from(c.inputs);
+        MultiHeadAttentionWeights w = tutor::attention_weights_from(c.inputs, !c.inputs.count("w_o"));
         std::optional<Matrix> mask;
         if (c.inputs.count("attention_mask")) mask = Matrix(c.inputs.at("attention_mask"));
         const std::size_t heads = static_cast<std::size_t>(c.inputs.at("heads")(0));

@@ -285,13 +285,14 @@ TEST_CASE("an overflowing score is named at the first (query, key) in both paths
     };
     attn::fast::AttentionParameters fast;
     fast.w_q = fast.w_k = fast.w_v = xt::eye<float>(D);
+    fast.no_output_projection = true;
     const auto [query32, key32] = fill(1e20f);
     const auto [query64, key64] = fill(1e160);
     const std::string lesson = error_after_function(
         [&] { attn::multi_head_attention(query64, key64, key64, lesson_weights(fast), 1); });
     CHECK(named_value(lesson) == "scores[0, 0, 0, 7] is inf");
     for (const bool need_weights : {true, false}) {
-        attn::fast::AttentionOptions options;
+        attn::fast::AttentionOptions options(1);
         options.need_weights = need_weights;
         options.query_tile = 2;
         options.key_tile = 4;
@@ -310,33 +311,44 @@ TEST_CASE("fast attention names each argument and its shape when they do not fit
     options.heads = 3;
     CHECK_THROWS_WITH(attn::fast::multi_head_attention(x, x, x, p, options),
                       Catch::Contains("heads = 3 must divide d_model D = 8"));
-    options.heads = 0;
-    CHECK_THROWS_AS(attn::fast::multi_head_attention(x, x, x, p, options), attn::ShapeError);
+    options.heads = 0;  // not set: PyTorch's num_heads has no default either
+    CHECK_THROWS_WITH(attn::fast::multi_head_attention(x, x, x, p, options),
+                      Catch::Contains("fast::multi_head_attention: the number of heads is not set"));
+    CHECK_THROWS_WITH(attn::fast::multi_head_attention(x, x, x, p, attn::fast::AttentionOptions{}),
+                      Catch::Contains("the number of heads is not set"));
     options.heads = 2;
 
     auto bad = p;
     bad.w_k = random_float<2>(generator, {8, 6});
     CHECK_THROWS_WITH(attn::fast::multi_head_attention(x, x, x, bad, options),
-                      Catch::Contains("w_k has shape (8, 6) but must be (D, D) = (8, 8)"));
+                      Catch::Contains("w_k (8, 6) (D, D) has D = 6; w_k must be (D, D) = (8, 8)"));
     bad = p;
     bad.b_o = random_float<1>(generator, {7});
-    CHECK_THROWS_WITH(attn::fast::multi_head_attention(x, x, x, bad, options), Catch::Contains("b_o has shape (7)"));
+    CHECK_THROWS_WITH(attn::fast::multi_head_attention(x, x, x, bad, options), Catch::Contains("but b_o (7) (D) has D = 7"));
     bad = p;
     bad.w_o.reset();
     CHECK_THROWS_WITH(attn::fast::multi_head_attention(x, x, x, bad, options),
-                      Catch::Contains("b_o is given without w_o"));
+                      Catch::Contains("w_o is missing (b_o is given)"));
+    bad.b_o.reset();
+    CHECK_THROWS_WITH(attn::fast::multi_head_attention(x, x, x, bad, options),
+                      Catch::Contains("w_o is missing; give the output projection's weight w_o (D, D)"));
+    bad.no_output_projection = true;
+    CHECK_NOTHROW(attn::fast::multi_head_attention(x, x, x, bad, options));
+    bad.w_o = p.w_o;
+    CHECK_THROWS_WITH(attn::fast::multi_head_attention(x, x, x, bad, options),
+                      Catch::Contains("no_output_projection is set and w_o is given"));
 
     const auto key = random_float<3>(generator, {2, 5, 8});
     const auto value = random_float<3>(generator, {2, 4, 8});
     CHECK_THROWS_WITH(attn::fast::multi_head_attention(x, key, value, p, options),
-                      Catch::Contains("value has shape (2, 4, 8) but key has shape (2, 5, 8)"));
+                      Catch::Contains("key (2, 5, 8) (B, S, D) has S = 5 but value (2, 4, 8) (B, S, D) has S = 4"));
     CHECK_THROWS_WITH(attn::fast::multi_head_attention(x, random_float<3>(generator, {2, 5, 6}), value, p, options),
-                      Catch::Contains("key has shape (2, 5, 6) but query has shape (2, 3, 8)"));
+                      Catch::Contains("query (2, 3, 8) (B, T, D) has D = 8 but key (2, 5, 6) (B, S, D) has D = 6"));
     CHECK_THROWS_WITH(attn::fast::multi_head_attention(attn::fast::Tensor3::from_shape({2, 0, 8}), x, x, p, options),
                       Catch::Contains("query has shape (2, 0, 8)") && Catch::Contains("at least 1"));
     options.attention_mask = attn::fast::Matrix(xt::ones<float>({2, 4}));
     CHECK_THROWS_WITH(attn::fast::multi_head_attention(x, x, x, p, options),
-                      Catch::Contains("attention_mask has shape (2, 4) but must be (B, S) = (2, 3)"));
+                      Catch::Contains("attention_mask (2, 4) (B, S) has S = 4; attention_mask must be (B, S) = (2, 3)"));
     options.attention_mask.reset();
     options.key_tile = 0;
     CHECK_THROWS_WITH(attn::fast::multi_head_attention(x, x, x, p, options),
@@ -350,4 +362,19 @@ TEST_CASE("fast attention FLOP counts add up the matrix products", "[fast_attent
     CHECK(attn::fast::attention_flops(1, 2, 3, 4, false) == Approx(2.0 * 2 * 16 + 4.0 * 3 * 16 + 4.0 * 2 * 3 * 4));
     CHECK(attn::fast::encoder_layer_flops(8, 128, 512, 2048) ==
           Approx(attn::fast::attention_flops(8, 128, 128, 512, true) + 4.0 * 8 * 128 * 512 * 2048));
+}
+
+TEST_CASE("fast split_in_proj cuts the packed projections as the lesson path's does", "[fast_attention][lesson05]") {
+    // in_proj_weight (3D, D) = (6, 2) holding 0 … 11 row by row; in_proj_bias (6) holding 0 … 5.
+    const attn::fast::Matrix packed = {{0, 1}, {2, 3}, {4, 5}, {6, 7}, {8, 9}, {10, 11}};
+    const auto p = attn::fast::split_in_proj(packed, attn::fast::Vector({0, 1, 2, 3, 4, 5}));
+    CHECK_TENSOR_CLOSE(attn::Matrix({{4, 5}, {6, 7}}), attn::Matrix(widen(p.w_k)), 0.0, 0.0);
+    CHECK_TENSOR_CLOSE(attn::Matrix({{8, 9}, {10, 11}}), attn::Matrix(widen(p.w_v)), 0.0, 0.0);
+    REQUIRE(p.b_v.has_value());
+    CHECK_TENSOR_CLOSE(attn::Vector({4, 5}), attn::Vector(widen(*p.b_v)), 0.0, 0.0);
+    const auto lesson = attn::split_in_proj(attn::Matrix(widen(packed)), std::nullopt);
+    CHECK_TENSOR_CLOSE(lesson.w_q, attn::Matrix(widen(attn::fast::split_in_proj(packed, std::nullopt).w_q)), 0.0, 0.0);
+    CHECK_FALSE(attn::fast::split_in_proj(packed, std::nullopt).b_q.has_value());  // bias=False: no biases
+    CHECK_THROWS_WITH(attn::fast::split_in_proj(attn::fast::Matrix(xt::zeros<float>({4, 2})), std::nullopt),
+                      Catch::Contains("fast::split_in_proj: in_proj_weight (4, 2) must be (3D, D)"));
 }

@@ -39,5 +39,21 @@ TEST_CASE("feed_forward names the weight that does not fit and unknown activatio
                                          attn::Vector{0, 0}, attn::Activation::relu),
                       Catch::Contains("x (1, 2) (N, D) has D = 2 but linear1_weight (1, 3) (F, D) has D = 3"));
     CHECK(attn::parse_activation("gelu") == attn::Activation::gelu);
-    CHECK_THROWS_WITH(attn::parse_activation("swish"), Catch::Contains("unknown activation 'swish'"));
+    CHECK(attn::parse_activation("gelu-tanh") == attn::Activation::gelu_tanh);
+    CHECK_THROWS_WITH(attn::parse_activation("swish"),
+                      Catch::Contains("unknown activation 'swish'; expected relu, gelu (the exact erf form) or gelu-tanh"));
+}
+
+TEST_CASE("gelu_tanh is PyTorch's approximate=tanh GELU, not the exact one", "[feed_forward][lesson06]") {
+    const attn::Matrix x = {{-3, -1, -0.5, 0}, {0.5, 1, 2, 3}};
+    // torch.nn.functional.gelu(x, approximate="tanh") and gelu(x), in float64 (torch 1.13).
+    const attn::Matrix tanh_form = {{-0.0036373920817729943, -0.1588080093917233, -0.15428599017485606, 0.0},
+                                    {0.34571400982514394, 0.8411919906082768, 1.954597694087775, 2.996362607918227}};
+    const attn::Matrix erf_form = {{-0.00404969409489031, -0.15865525393145702, -0.15426876936299344, 0.0},
+                                   {0.34573123063700656, 0.841344746068543, 1.9544997361036416, 2.99595030590511}};
+    CHECK_TENSOR_CLOSE(tanh_form, attn::gelu_tanh(x), 1e-15, 1e-14);
+    CHECK_TENSOR_CLOSE(tanh_form, attn::activate(x, attn::Activation::gelu_tanh), 1e-15, 1e-14);
+    CHECK_TENSOR_CLOSE(erf_form, attn::activate(x, attn::Activation::gelu), 1e-15, 1e-14);
+    // The two differ by 4.1e-4 at x = -3: enough to tell them apart in a model's output.
+    CHECK(std::abs(attn::gelu_tanh(x)(0, 0) - attn::gelu(x)(0, 0)) > 4e-4);
 }

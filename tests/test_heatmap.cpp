@@ -17,7 +17,7 @@ TEST_CASE("a plain heatmap shades each cell with a block character and shows its
           "          k0      k1\n"
           "  q0  0.0000 █1.0000\n"
           "  q1 ▒0.5000 ▒0.5000\n"
-          "  min  0.0000 ░0.2500 ▒0.5000 ▓0.7500 █1.0000 max\n");
+          "  min  0.0000 ▒0.5000 █1.0000 max\n");  // the legend shows the grid's own values
 }
 
 TEST_CASE("a colour heatmap uses a 256-colour background and readable text", "[heatmap]") {
@@ -82,7 +82,7 @@ std::string shades_of_row(const std::string& text, const std::string& row_label)
 
 }  // namespace
 
-TEST_CASE("each grid is shaded on its own min to max, so close values of one grid differ", "[heatmap]") {
+TEST_CASE("each grid is shaded on its own values, so close values of one grid differ", "[heatmap]") {
     // Head 0 holds weights between 0.32 and 0.34, head 1 between 0 and 1. On one scale for the
     // whole tensor, 0.32 and 0.34 would get the same shade.
     attn::DynamicTensor weights = attn::DynamicTensor::from_shape({1, 2, 1, 3});
@@ -94,19 +94,18 @@ TEST_CASE("each grid is shaded on its own min to max, so close values of one gri
     REQUIRE(head1 != std::string::npos);
     CHECK(shades_of_row(text.substr(0, head1), "q") == " ▒█");
     CHECK(shades_of_row(text.substr(head1), "q") == " ▒█");
-    // Each grid's legend names its own range.
-    CHECK_THAT(text.substr(0, head1), Catch::Contains("  min  0.3200 ░0.3250 ▒0.3300 ▓0.3350 █0.3400 max\n"));
-    CHECK_THAT(text.substr(head1), Catch::Contains("  min  0.0000 ░0.2500 ▒0.5000 ▓0.7500 █1.0000 max\n"));
+    // Each grid's legend names its own values.
+    CHECK_THAT(text.substr(0, head1), Catch::Contains("  min  0.3200 ▒0.3300 █0.3400 max\n"));
+    CHECK_THAT(text.substr(head1), Catch::Contains("  min  0.0000 ▒0.5000 █1.0000 max\n"));
 }
 
 TEST_CASE("the colour legend shows each shade with the value it stands for", "[heatmap]") {
     Terminal colour;
     colour.colour = true;
     const std::string text = render_heatmap(colour, attn::Matrix({{2.0, 4.0}}));
-    // Raw scores from 2 to 4: the darkest grey stands for 2, the lightest for 4.
-    CHECK_THAT(text, Catch::Contains("  min \033[48;5;232;97m 2.0000 \033[0m"));
-    CHECK_THAT(text, Catch::Contains("\033[48;5;244;30m 3.0000 \033[0m"));
-    CHECK_THAT(text, Catch::EndsWith("\033[48;5;255;30m 4.0000 \033[0m max\n"));
+    // Raw scores 2 and 4: the darkest grey stands for 2, the lightest for 4, and the legend shows
+    // only values the grid holds (no 3.0000).
+    CHECK_THAT(text, Catch::EndsWith("  min \033[48;5;232;97m 2.0000 \033[0m \033[48;5;255;30m 4.0000 \033[0m max\n"));
 }
 
 TEST_CASE("on a light background the largest value is the darkest cell", "[heatmap]") {
@@ -121,13 +120,28 @@ TEST_CASE("on a light background the largest value is the darkest cell", "[heatm
 TEST_CASE("cells that are not finite do not stretch the scale", "[heatmap]") {
     const std::string text = render_heatmap(Terminal{}, attn::Matrix({{0.25, -INFINITY}, {0.75, 0.5}}), {"r0", "r1"}, {"c0", "c1"});
     INFO(text);
-    CHECK_THAT(text, Catch::Contains("  min  0.2500 ░0.3750 ▒0.5000 ▓0.6250 █0.7500 max\n"));
+    CHECK_THAT(text, Catch::Contains("  min  0.2500 ▒0.5000 █0.7500 max\n"));
     CHECK(shades_of_row(text, "r1") == "█▒");
 }
 
 TEST_CASE("on a narrow screen the legend names the ends and the middle only", "[heatmap]") {
     Terminal narrow;
     narrow.width = 40;
-    const std::string text = render_heatmap(narrow, attn::Matrix({{0.0, 1.0}}));
-    CHECK_THAT(text, Catch::EndsWith("  min  0.0000 ▒0.5000 █1.0000 max\n"));
+    attn::Matrix ninths = xt::zeros<double>({9, 1});
+    for (std::size_t i = 0; i < 9; ++i) ninths(i, 0) = static_cast<double>(i) / 8.0;
+    CHECK_THAT(render_heatmap(Terminal{}, ninths), Catch::EndsWith("  min  0.0000 ░0.2500 ▒0.5000 ▓0.7500 █1.0000 max\n"));
+    CHECK_THAT(render_heatmap(narrow, ninths), Catch::EndsWith("  min  0.0000 ▒0.5000 █1.0000 max\n"));
+}
+
+TEST_CASE("neighbouring weights get different greys, half by place and half by rank", "[heatmap]") {
+    // The review's weights 0.3219, 0.3332, 0.3449 in a grid from 0 to 1. On a 24-step ramp by place
+    // alone they are greys 239, 240, 240. Shade = (place + rank) / 2, rank = 1/4, 2/4, 3/4 among
+    // the five values: (0.3219 + 0.25) / 2 · 23 = 6.58 → 7, (0.3332 + 0.5) / 2 · 23 = 9.58 → 10,
+    // (0.3449 + 0.75) / 2 · 23 = 12.59 → 13: greys 232 + 7, 10, 13.
+    Terminal colour;
+    colour.colour = true;
+    const std::string text = render_heatmap(colour, attn::Matrix({{0.0, 0.3219, 0.3332, 0.3449, 1.0}}));
+    CHECK_THAT(text, Catch::Contains("\033[48;5;239;97m 0.3219 \033[0m") && Catch::Contains("\033[48;5;242;97m 0.3332 \033[0m") &&
+                         Catch::Contains("\033[48;5;245;30m 0.3449 \033[0m"));
+    CHECK_THAT(text, Catch::Contains("\033[48;5;232;97m 0.0000 \033[0m") && Catch::Contains("\033[48;5;255;30m 1.0000 \033[0m"));
 }

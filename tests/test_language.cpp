@@ -57,6 +57,11 @@ TEST_CASE("language - an unknown language is bad input naming it and the choices
 
 TEST_CASE("language - {n} placeholders are filled in the translation's order", "[language]") {
     CHECK(attn::tutor::trf("{1} passed, {2} failed", {"3", "0"}) == "3 passed, 0 failed");
+    CHECK(attn::tutor::trfc("lesson checks", "{1} passed, {2} failed", {"3", "0"}) == "3 passed, 0 failed");
+    // English plural forms without a catalogue: the singular for 1 only.
+    CHECK(attn::tutor::trn("{1} hint seen", "{1} hints seen", 1, {"1"}) == "1 hint seen");
+    CHECK(attn::tutor::trn("{1} hint seen", "{1} hints seen", 0, {"0"}) == "0 hints seen");
+    CHECK(attn::tutor::trn("{1} hint seen", "{1} hints seen", 5, {"5"}) == "5 hints seen");
     CHECK(attn::tutor::trf("Lesson {1} checked", {"7"}) == "Lesson 7 checked");
     // Braces that are not a placeholder stay as they are.
     CHECK(attn::tutor::trf("{x} {} {9} {1}", {"a"}) == "{x} {} {9} a");
@@ -69,7 +74,17 @@ TEST_CASE("language - Spanish through the catalogue, with numbers still written 
     REQUIRE(attn::tutor::use_language("es"));
     CHECK(attn::tutor::current_language() == "es");
     CHECK(attn::tutor::tr("Introduction") == "Introducción");
-    CHECK(attn::tutor::trf("{1} passed, {2} failed", {"3", "0"}) == "3 correctos, 0 fallidos");
+    // One English message, two Spanish ones by the gender of what is counted (msgctxt).
+    CHECK(attn::tutor::trfc("lesson checks", "{1} passed, {2} failed", {"24", "0"}) == "24 correctas, 0 fallidas");
+    CHECK(attn::tutor::trfc("exercise cases", "{1} passed, {2} failed", {"8", "0"}) == "8 casos correctos, 0 fallidos");
+    CHECK(attn::tutor::trfc("no such context", "{1} passed, {2} failed", {"3", "0"}) == "3 passed, 0 failed");
+    // Plural forms through ngettext: the singular for 1 only.
+    CHECK(attn::tutor::trn("not passing yet ({1} hint seen)", "not passing yet ({1} hints seen)", 1, {"1"}) ==
+          "aún no superado (1 pista vista)");
+    CHECK(attn::tutor::trn("not passing yet ({1} hint seen)", "not passing yet ({1} hints seen)", 2, {"2"}) ==
+          "aún no superado (2 pistas vistas)");
+    CHECK(attn::tutor::trn("not passing yet ({1} hint seen)", "not passing yet ({1} hints seen)", 0, {"0"}) ==
+          "aún no superado (0 pistas vistas)");
     CHECK(attn::tutor::trf("Hint {1} of {2}", {"2", "3"}) == "Pista 2 de 3");
     CHECK(attn::tutor::tr("a string the catalogue does not have") == "a string the catalogue does not have");
     // Only LC_MESSAGES changed: printf and the PyTorch-style printer keep the decimal point.

@@ -100,3 +100,12 @@ TEST_CASE("heatmap attributes are parsed and their labels checked against the sh
 TEST_CASE("a missing lesson file is an input error naming it", "[lesson_document][errors]") {
     CHECK_THROWS_WITH(attn::tutor::read_lesson_document("no/such/README.md"), Catch::Contains("no/such/README.md"));
 }
+
+TEST_CASE("brief marks an input seen in an earlier lesson, and only an input", "[lesson_document]") {
+    const auto doc = parse_lesson_document("# L\n\n## Step 1\n\n```attn input w_q shape=D,D brief\n[[1, 0], [0, 1]]\n```\n",
+                                           "lessons/09-test/README.md");
+    REQUIRE(doc.blocks.size() == 1);
+    CHECK(doc.blocks[0].brief);
+    CHECK_THROWS_WITH(parse_lesson_document("# L\n\n```attn expect y brief\n[1]\n```\n", "lessons/09-test/README.md"),
+                      Catch::Contains("README.md:3") && Catch::Contains("brief belongs to input blocks"));
+}

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <regex>
 
+#include "support/per_lesson.hpp"
 #include "support/temp_dir.hpp"
 #include "tutor/exercises.hpp"
 #include "tutor/lesson_report.hpp"
@@ -97,10 +98,49 @@ std::string hints_edition(const std::string& hints_path, const std::string& lang
     return (fs::path(hints_path).parent_path() / ("hints." + language + ".md")).string();
 }
 
+// Both editions of one lesson hold the same blocks in the same steps.
+void both_editions_hold_the_same_blocks(const attn::testing::LessonFolder& folder) {
+    const LessonInfo lesson = find_lesson(list_lessons(lessons_dir), std::to_string(folder.number));
+    const std::string es = edition_path(lesson, "es");
+    REQUIRE(fs::is_regular_file(es));
+    const auto differences = edition_differences(lesson.document_path, es);
+    for (const auto& difference : differences) UNSCOPED_INFO(difference);
+    CHECK(differences.empty());
+    CHECK(read_lesson_document(es).blocks.size() >= 3);
+}
+
+// The Spanish edition passes every check, as attn check runs it.
+void the_spanish_edition_passes(const attn::testing::LessonFolder& folder) {
+    const LessonInfo lesson = find_lesson(list_lessons(lessons_dir), std::to_string(folder.number));
+    INFO(edition_path(lesson, "es"));
+    REQUIRE(fs::is_regular_file(edition_path(lesson, "es")));
+    REQUIRE(lesson.program != nullptr);
+    const LessonRun english = run_lesson(lesson), run = run_lesson(spanish(lesson));
+    CHECK(run.checks.size() == english.checks.size());
+    REQUIRE(run.checks.size() >= 3);
+    for (const auto& check : run.checks) {
+        INFO(describe_check(Terminal{}, run, check));
+        CHECK(check.comparison.passed);
+    }
+}
+
+// The Spanish hints of the lesson's exercise are about the same steps, in the same order.
+void the_spanish_hints_follow_the_english(const attn::testing::LessonFolder& folder) {
+    const std::string hints = folder.path + "/exercise/hints.md", es = hints_edition(hints, "es");
+    INFO(es);
+    REQUIRE(fs::is_regular_file(es));
+    const auto english = read_hints(hints), spanish_hints = read_hints(es);
+    REQUIRE(spanish_hints.size() == english.size());
+    for (std::size_t i = 0; i < spanish_hints.size(); ++i) {
+        INFO("hint " << i + 1);
+        CHECK(spanish_hints[i].steps == english[i].steps);
+        CHECK(spanish_hints[i].text.size() > english[i].text.size() / 2);  // a hint, not an empty section
+    }
+}
+
 }  // namespace
 
-TEST_CASE("editions - every lesson has a Spanish edition, and it is not a lesson of its own",
-          "[lessons][editions][lesson01][lesson02][lesson03][lesson04][lesson05][lesson06][lesson07]") {
+TEST_CASE("editions - every lesson has a Spanish edition, and it is not a lesson of its own", "[lessons][editions]") {
     const auto lessons = list_lessons(lessons_dir);
     std::size_t folders = 0;
     for (const auto& entry : fs::directory_iterator(lessons_dir))
@@ -127,17 +167,8 @@ TEST_CASE("editions - every lesson has a Spanish edition, and it is not a lesson
     CHECK(edition_path(planted[0], "es") == dir.path() + "/01-dot-product/README.es.md");
 }
 
-TEST_CASE("editions - both editions of every lesson hold the same blocks in the same steps",
-          "[lessons][editions][lesson01][lesson02][lesson03][lesson04][lesson05][lesson06][lesson07]") {
-    for (const auto& lesson : list_lessons(lessons_dir)) {
-        const std::string es = edition_path(lesson, "es");
-        if (!fs::is_regular_file(es)) continue;  // reported by the test above
-        const auto differences = edition_differences(lesson.document_path, es);
-        for (const auto& difference : differences) UNSCOPED_INFO(difference);
-        CHECK(differences.empty());
-        CHECK(read_lesson_document(es).blocks.size() >= 3);
-    }
-}
+ATTN_PER_LESSON_TEST("both editions hold the same blocks in the same steps", "[lessons][editions]",
+                     both_editions_hold_the_same_blocks)
 
 TEST_CASE("editions - any difference in a block or in the steps is found", "[lessons][editions]") {
     attn::testing::TempDir dir;
@@ -196,34 +227,7 @@ TEST_CASE("editions - any difference in a block or in the steps is found", "[les
     CHECK_FALSE(edition_differences(english_path, edition).empty());
 }
 
-TEST_CASE("editions - every Spanish document passes every check, as attn check runs it",
-          "[lessons][editions][lesson01][lesson02][lesson03][lesson04][lesson05][lesson06][lesson07]") {
-    for (const auto& lesson : list_lessons(lessons_dir)) {
-        if (!fs::is_regular_file(edition_path(lesson, "es"))) continue;
-        INFO(edition_path(lesson, "es"));
-        REQUIRE(lesson.program != nullptr);
-        const LessonRun english = run_lesson(lesson), run = run_lesson(spanish(lesson));
-        CHECK(run.checks.size() == english.checks.size());
-        REQUIRE(run.checks.size() >= 3);
-        for (const auto& check : run.checks) {
-            INFO(describe_check(Terminal{}, run, check));
-            CHECK(check.comparison.passed);
-        }
-    }
-}
-
-TEST_CASE("editions - the Spanish hints are about the same steps, in the same order",
-          "[exercises][editions][lesson01][lesson02][lesson03][lesson04][lesson05][lesson06][lesson07]") {
-    for (const auto& exercise : list_exercises(ATTN_SOURCE_DIR)) {
-        const std::string es = hints_edition(exercise.hints_path, "es");
-        INFO(es);
-        REQUIRE(fs::is_regular_file(es));
-        const auto english = read_hints(exercise.hints_path), hints = read_hints(es);
-        REQUIRE(hints.size() == english.size());
-        for (std::size_t i = 0; i < hints.size(); ++i) {
-            INFO("hint " << i + 1);
-            CHECK(hints[i].steps == english[i].steps);
-            CHECK(hints[i].text.size() > english[i].text.size() / 2);  // a hint, not an empty section
-        }
-    }
-}
+ATTN_PER_LESSON_TEST("the Spanish edition passes every check, as attn check runs it", "[lessons][editions]",
+                     the_spanish_edition_passes)
+ATTN_PER_LESSON_TEST("the Spanish hints are about the same steps, in the same order", "[exercises][editions]",
+                     the_spanish_hints_follow_the_english, attn::testing::with_exercise)

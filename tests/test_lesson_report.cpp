@@ -75,3 +75,32 @@ TEST_CASE("display_path is relative to the working folder and keeps its end when
     CHECK(display_path("/elsewhere/lessons/01-dot-product/README.md", 80) == "/elsewhere/lessons/01-dot-product/README.md");
     CHECK(display_path("/a/very/long/folder/lessons/01-dot-product/README.md", 20) == "…t-product/README.md");  // 20 columns
 }
+
+TEST_CASE("display_path outside the working folder is relative to the base it is given", "[lesson_report]") {
+    // The lessons from another folder: named from the folder that holds the lessons folder.
+    CHECK(display_path("/elsewhere/my-lessons/01-dot-product/README.md", 80, "/elsewhere") == "my-lessons/01-dot-product/README.md");
+    CHECK(display_path("/elsewhere/my-lessons/01-dot-product/README.md", 80, "/elsewhere/") == "my-lessons/01-dot-product/README.md");
+    // Not inside the base: the path as it is.
+    CHECK(display_path("/elsewhere/lessons/x.md", 80, "/other") == "/elsewhere/lessons/x.md");
+    // Inside the working folder wins over the base.
+    const std::string inside = (std::filesystem::current_path() / "lessons" / "x.md").string();
+    CHECK(display_path(inside, 80, "/") == "lessons/x.md");
+}
+
+TEST_CASE("an input written with whole numbers only is an int64 literal", "[lesson_report]") {
+    const auto block = [](const std::string& text, LessonBlock::Kind kind = LessonBlock::Kind::input) {
+        LessonBlock b;
+        b.kind = kind;
+        b.text = text;
+        return b;
+    };
+    CHECK(written_as_integers(block("[1, 4, 512, 8, 2048]")));
+    CHECK(written_as_integers(block("[[1, 0], [0, -1]]\n")));
+    CHECK(written_as_integers(block("tensor([6])")));
+    CHECK_FALSE(written_as_integers(block("[0, 0, 0, 0.5]")));
+    CHECK_FALSE(written_as_integers(block("tensor([1., 4.])")));
+    CHECK_FALSE(written_as_integers(block("[1e3, 2]")));
+    CHECK_FALSE(written_as_integers(block("[inf, 1]")));
+    CHECK_FALSE(written_as_integers(block("tensor([1, 2], dtype=torch.float64)")));
+    CHECK_FALSE(written_as_integers(block("[1, 2]", LessonBlock::Kind::expect)));  // expected values print as computed
+}

@@ -1,9 +1,11 @@
-// Every lesson document's checks, run as the tutor runs them: one test per lesson. Plus the
+// Every lesson document's checks, run as the tutor runs them: one test per lesson folder
+// (support/per_lesson.hpp). Plus the
 // errors a lesson author sees when a document and its program disagree.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
 
+#include "support/per_lesson.hpp"
 #include "support/temp_dir.hpp"
 #include "tutor/lesson_report.hpp"
 #include "tutor/lessons.hpp"
@@ -14,10 +16,10 @@ using namespace attn::tutor;
 
 const std::string lessons_dir = ATTN_SOURCE_DIR "/lessons";
 
-// Runs every check of lesson `number` and reports each failure with its numbers.
-void check_lesson(int number) {
+// Runs every check of a lesson and reports each failure with its numbers.
+void every_check_passes(const attn::testing::LessonFolder& folder) {
     const auto lessons = list_lessons(lessons_dir);
-    const LessonInfo& lesson = find_lesson(lessons, std::to_string(number));
+    const LessonInfo& lesson = find_lesson(lessons, std::to_string(folder.number));
     REQUIRE(lesson.program != nullptr);
     const LessonRun run = run_lesson(lesson);
     REQUIRE(run.checks.size() >= 3);  // a lesson without checks would pass vacuously
@@ -29,13 +31,8 @@ void check_lesson(int number) {
 
 }  // namespace
 
-TEST_CASE("lesson 1 - dot-product attention - every expected value matches", "[lessons][lesson01]") { check_lesson(1); }
-TEST_CASE("lesson 2 - Luong attention - every expected value matches", "[lessons][lesson02]") { check_lesson(2); }
-TEST_CASE("lesson 3 - Bahdanau attention - every expected value matches", "[lessons][lesson03]") { check_lesson(3); }
-TEST_CASE("lesson 4 - causal self-attention - every expected value matches", "[lessons][lesson04]") { check_lesson(4); }
-TEST_CASE("lesson 5 - multi-head attention - every expected value matches", "[lessons][lesson05]") { check_lesson(5); }
-TEST_CASE("lesson 6 - the Transformer encoder layer - every expected value matches", "[lessons][lesson06]") { check_lesson(6); }
-TEST_CASE("lesson 7 - the online softmax - every expected value matches", "[lessons][lesson07]") { check_lesson(7); }
+// One test case per lesson folder: "lesson N - slug - every expected value matches" [lessonNN].
+ATTN_PER_LESSON_TEST("every expected value matches", "[lessons]", every_check_passes)
 
 namespace {
 
@@ -50,10 +47,10 @@ LessonRun run_of(int number) { return run_lesson(find_lesson(list_lessons(lesson
 
 TEST_CASE("lesson 4 - decoding with a KV cache gives the new tokens the rows of the full computation", "[lessons][lesson04]") {
     // Step 11: queries 2 and 3 over all four keys, aligned bottom-right, are rows 2 and 3 of step 4;
-    // aligned top-left (example "cross") they are not.
+    // aligned top-left (the same example's `_top_left` tensors) they are not.
     const LessonRun run = run_of(4);
-    const attn::DynamicTensor full = computed(run, "main", "weights"), cached = computed(run, "kv_cache", "weights");
-    const attn::DynamicTensor top_left = computed(run, "cross", "weights");
+    const attn::DynamicTensor full = computed(run, "main", "weights"), cached = computed(run, "kv_cache", "weights_bottom_right");
+    const attn::DynamicTensor top_left = computed(run, "kv_cache", "weights_top_left");
     REQUIRE(cached.shape() == std::vector<std::size_t>({1, 2, 4}));
     for (std::size_t t = 0; t < 2; ++t)
         for (std::size_t s = 0; s < 4; ++s) {
@@ -61,7 +58,7 @@ TEST_CASE("lesson 4 - decoding with a KV cache gives the new tokens the rows of 
             CHECK(cached(0, t, s) == Approx(full(0, t + 2, s)).margin(1e-15));
         }
     CHECK(top_left(0, 0, 0) == 1.0);
-    const attn::DynamicTensor full_output = computed(run, "main", "output"), cached_output = computed(run, "kv_cache", "output");
+    const attn::DynamicTensor full_output = computed(run, "main", "output"), cached_output = computed(run, "kv_cache", "output_bottom_right");
     for (std::size_t i = 0; i < 3; ++i) CHECK(cached_output(0, 1, i) == Approx(full_output(0, 3, i)).margin(1e-15));
 }
 

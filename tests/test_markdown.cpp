@@ -123,3 +123,18 @@ TEST_CASE("any mix of Markdown fits any width from 40 columns and never throws",
         CHECK(widest(out) <= width);
     }
 }
+
+TEST_CASE("the lines of a code block and of a table are reported, to be kept on one screen", "[markdown]") {
+    LineRanges blocks;
+    const std::string out = render_markdown("Two alignments:\n\n```\ntop-left    bottom-right\n\nq0 [0]      q0 [0]\n```\n\n"
+                                            "| a | b |\n|---|---|\n| 1 | 2 |\n\nafter",
+                                            plain(80), blocks);
+    const auto lines = split_lines(out);
+    REQUIRE(blocks.size() == 2);
+    CHECK(lines[blocks[0].first] == "    top-left    bottom-right");
+    CHECK(blocks[0].second - blocks[0].first == 3);  // the blank line inside the block included
+    CHECK(lines[blocks[0].second - 1] == "    q0 [0]      q0 [0]");
+    CHECK(blocks[1].first > blocks[0].second);
+    CHECK(blocks[1].second < lines.size());
+    CHECK(lines.back() == "after");
+}

@@ -173,6 +173,7 @@ TEST_CASE("multi-head attention without W_o outputs the context and differs on l
     attn::MultiHeadAttentionWeights no_w_o = lesson5_weights();
     no_w_o.w_o.reset();
     no_w_o.b_o.reset();
+    no_w_o.no_output_projection = true;
     const auto right_without = attn::multi_head_attention(x5, x5, x5, no_w_o, 2);
     CHECK_TENSOR_CLOSE(right_without.output, attn::mistakes::without_output_projection(right_without).output, 0.0, 0.0);
 }

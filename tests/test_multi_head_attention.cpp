@@ -18,6 +18,7 @@ attn::MultiHeadAttentionWeights identity_weights(std::size_t D) {
     attn::MultiHeadAttentionWeights w;
     w.w_q = w.w_k = w.w_v = xt::eye<double>(D);
     w.b_q = w.b_k = w.b_v = xt::zeros<double>({D});
+    w.no_output_projection = true;
     return w;
 }
 
@@ -33,6 +34,7 @@ attn::MultiHeadAttentionWeights random_weights(std::size_t D, bool with_output_p
         w.w_o = attn::Matrix(xt::random::randn<double>({D, D}));
         w.b_o = attn::Vector(xt::random::randn<double>({D}));
     }
+    w.no_output_projection = !with_output_projection;
     return w;
 }
 
@@ -141,6 +143,7 @@ TEST_CASE("the output projection is optional - with it output is context W_o-tra
     const auto without = attn::multi_head_attention(x, x, x, w, 2);
     CHECK_TENSOR_CLOSE(without.context, without.output, 0.0, 0.0);
     w.w_o = attn::Matrix{{0, 1, 0, 0}, {1, 0, 0, 0}, {0, 0, 2, 0}, {0, 0, 0, 1}};
+    w.no_output_projection = false;
     const auto no_bias = attn::multi_head_attention(x, x, x, w, 2);
     const attn::Tensor3 c = without.context;
     attn::Tensor3 expected = c;
@@ -200,7 +203,21 @@ TEST_CASE("mha refuses heads that do not divide D and misshapen weights naming t
     CHECK_THROWS_WITH(attn::multi_head_attention(x, x, x, bad, 2), Catch::Contains("w_o (6, 3)"));
     bad = w;
     bad.b_o = attn::Vector(xt::zeros<double>({6}));
-    CHECK_THROWS_WITH(attn::multi_head_attention(x, x, x, bad, 2), Catch::Contains("b_o is given without w_o"));
+    CHECK_THROWS_WITH(attn::multi_head_attention(x, x, x, bad, 2),
+                      Catch::Contains("no_output_projection is set and b_o is given"));
+    // Without the explicit choice, a missing w_o is an error, not a skipped projection.
+    bad.no_output_projection = false;
+    CHECK_THROWS_WITH(attn::multi_head_attention(x, x, x, bad, 2), Catch::Contains("w_o is missing (b_o is given)"));
+    bad.b_o.reset();
+    CHECK_THROWS_WITH(attn::multi_head_attention(x, x, x, bad, 2),
+                      Catch::Contains("multi_head_attention: w_o is missing; give the output projection's weight w_o (D, D) "
+                                      "(PyTorch's out_proj.weight), or set no_output_projection = true"));
+    CHECK_THROWS_WITH(attn::multi_head_attention_per_head(x, x, x, bad, 2), Catch::Contains("w_o is missing"));
+    CHECK_THROWS_WITH(attn::output_projection(x, bad), Catch::Contains("output_projection: w_o is missing"));
+    bad.w_o = attn::Matrix(xt::eye<double>(6));
+    bad.no_output_projection = true;
+    CHECK_THROWS_WITH(attn::multi_head_attention(x, x, x, bad, 2),
+                      Catch::Contains("no_output_projection is set and w_o is given"));
 
     const attn::Tensor3 narrow = xt::zeros<double>({2, 4, 5});
     CHECK_THROWS_WITH(attn::multi_head_attention(x, narrow, narrow, w, 2),
@@ -214,4 +231,25 @@ TEST_CASE("mha refuses heads that do not divide D and misshapen weights naming t
                       Catch::Contains("attention_mask (2, 4) (B, S) has S = 4; attention_mask must be (B, S) = (2, 3)"));
     options.attention_mask = attn::Matrix{{1, 1, 1}, {1, -1, 1}};
     CHECK_THROWS_WITH(attn::multi_head_attention(x, x, x, w, 2, options), Catch::Contains("holds -1 at [1, 1]"));
+}
+
+TEST_CASE("split_in_proj cuts PyTorch's packed in_proj_weight and in_proj_bias row-wise: q, k, v", "[multi_head_attention][lesson05]") {
+    // in_proj_weight (3D, D) = (6, 2) holding 0 … 11 row by row; in_proj_bias (6) holding 0 … 5.
+    const attn::Matrix packed = {{0, 1}, {2, 3}, {4, 5}, {6, 7}, {8, 9}, {10, 11}};
+    const attn::Vector packed_bias = {0, 1, 2, 3, 4, 5};
+    const auto w = attn::split_in_proj(packed, packed_bias);
+    CHECK_TENSOR_CLOSE(attn::Matrix({{0, 1}, {2, 3}}), w.w_q, 0.0, 0.0);
+    CHECK_TENSOR_CLOSE(attn::Matrix({{4, 5}, {6, 7}}), w.w_k, 0.0, 0.0);
+    CHECK_TENSOR_CLOSE(attn::Matrix({{8, 9}, {10, 11}}), w.w_v, 0.0, 0.0);
+    CHECK_TENSOR_CLOSE(attn::Vector({0, 1}), w.b_q, 0.0, 0.0);
+    CHECK_TENSOR_CLOSE(attn::Vector({2, 3}), w.b_k, 0.0, 0.0);
+    CHECK_TENSOR_CLOSE(attn::Vector({4, 5}), w.b_v, 0.0, 0.0);
+    CHECK_FALSE(w.w_o.has_value());
+    // bias=False: zero biases, which add nothing.
+    const auto unbiased = attn::split_in_proj(packed, std::nullopt);
+    CHECK_TENSOR_CLOSE(attn::Vector({0, 0}), unbiased.b_k, 0.0, 0.0);
+    CHECK_THROWS_WITH(attn::split_in_proj(attn::Matrix(xt::zeros<double>({5, 2})), std::nullopt),
+                      Catch::Contains("split_in_proj: in_proj_weight (5, 2) must be (3D, D)"));
+    CHECK_THROWS_WITH(attn::split_in_proj(packed, attn::Vector({0, 1, 2})),
+                      Catch::Contains("in_proj_bias (3) must be (3D) = (6) for in_proj_weight (6, 2)"));
 }

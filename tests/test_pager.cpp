@@ -8,6 +8,7 @@
 
 #include "support/pty_session.hpp"
 #include "support/run_command.hpp"
+#include "tutor/terminal.hpp"
 
 namespace {
 
@@ -122,6 +123,46 @@ TEST_CASE("pager - Ctrl-D stops and says so instead of printing the rest", "[pag
     CHECK_THAT(after, Catch::Contains("End of input (Ctrl-D): stopped at step 0 of lesson 1"));
     CHECK_THAT(after, !Catch::Contains("Step 2 —"));  // nothing of the later steps
     check_restored(session);
+}
+
+TEST_CASE("pager - s goes to the step's last screen, then on; n and p go by step", "[pager]") {
+    const auto screens = dumped_screens("6", 80, 24);
+    PtySession session({"lesson", "6", "--step", "4"}, plain, 24, 80);
+    const std::size_t step4 = first_screen_titled(screens, "── Step 4 "), step5 = first_screen_titled(screens, "── Step 5 ");
+    const std::size_t step6 = first_screen_titled(screens, "── Step 6 ");
+    REQUIRE(step5 > step4 + 1);  // step 4 has several screens: s has something to skip
+    REQUIRE(session.wait_for(screens[step4]));
+    press(session, "s", screens[step5 - 1]);  // the last screen of step 4
+    press(session, "s", screens[step5]);      // already there: the next step
+    press(session, "n", screens[step6]);      // the next step's first screen
+    press(session, "p", screens[step5]);      // the previous step's first screen
+    press(session, " ", screens[step5 + 1]);
+    press(session, "p", screens[step4]);      // from inside step 5: step 4, its first screen
+    session.mark();
+    session.send("q");
+    CHECK(session.wait_exit() == 0);
+    CHECK_THAT(session.since_mark(), Catch::Contains("Stopped at step 4 of lesson 6 (q)"));
+}
+
+TEST_CASE("pager - the messages after q and Ctrl-D are wrapped to the width, in either language", "[pager]") {
+    for (const std::string& language : {std::string("en"), std::string("es")}) {
+        for (const std::string& key : {std::string("q"), std::string("\x04")}) {
+            PtySession session({"lesson", "7", "--lang", language, "--step", "4"}, plain, 24, 80);
+            REQUIRE(session.wait_for("\033[?1049h"));
+            session.drain(200);
+            session.mark();
+            session.send(key);
+            CHECK(session.wait_exit() == 0);
+            std::string after = session.since_mark();
+            after = after.substr(after.find("\033[?1049l") + 8);  // what the normal screen shows
+            INFO(language << ":\n" << after);
+            CHECK_THAT(after, Catch::Contains(language == "en" ? "lesson 7" : "lección 7"));
+            std::size_t start = 0;
+            for (std::size_t end; (end = after.find('\n', start)) != std::string::npos; start = end + 1) {
+                CHECK(attn::tutor::visible_width(after.substr(start, end - start)) <= 80);
+            }
+        }
+    }
 }
 
 TEST_CASE("pager - Ctrl-C restores the terminal, then ends the program with SIGINT", "[pager]") {

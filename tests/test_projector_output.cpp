@@ -1,10 +1,14 @@
-// The tutor's output on a projector, through the real program, for every lesson: no line of
-// `attn lesson N --no-pause` or `attn check` wider than the width it was given (80 and 100
-// columns, measured as the C library's wcwidth counts them, escape codes excluded); every screen
-// of `attn lesson N --screens` at 80×24 and 100×30 exactly fills the terminal, starts with the
-// lesson and its step, and together the screens show every step and every check.
+// The tutor's output on a projector, through the real program, for every lesson found in lessons/
+// and in both languages (--lang en, --lang es: the Spanish edition and the program's Spanish): no
+// line of `attn lesson N --no-pause`, `--screens`, `attn check`, `attn list` or `attn exercise`
+// wider than 80 columns (measured as the C library's wcwidth counts them, escape codes excluded);
+// every screen of `attn lesson N --screens` at 80×24 and 100×30 exactly fills the terminal, starts
+// with the lesson and its step, and together the screens show every step and every check; a check
+// that does not fit one line puts its difference whole on the second.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <clocale>
 #include <cwchar>
 #include <filesystem>
@@ -79,19 +83,43 @@ void check_fits(const std::string& text, int width, const std::string& what) {
     CHECK(widest > width / 2);  // the output is really there
 }
 
-std::string document_of(int lesson) {
+// The lessons of lessons/, by number: every NN-slug folder with a README.md.
+std::vector<int> lessons_found() {
+    std::vector<int> numbers;
     for (const auto& entry : fs::directory_iterator(ATTN_SOURCE_DIR "/lessons")) {
         const std::string name = entry.path().filename().string();
-        if (name.size() > 3 && std::stoi(name.substr(0, 2)) == lesson) return (entry.path() / "README.md").string();
+        if (name.size() > 3 && std::isdigit(static_cast<unsigned char>(name[0])) && std::isdigit(static_cast<unsigned char>(name[1])) &&
+            name[2] == '-' && fs::is_regular_file(entry.path() / "README.md")) {
+            numbers.push_back(std::stoi(name.substr(0, 2)));
+        }
+    }
+    std::sort(numbers.begin(), numbers.end());
+    REQUIRE(numbers.size() >= 7);  // the lessons are really there
+    return numbers;
+}
+
+// A lesson's document in a language: README.md, or README.es.md.
+std::string document_of(int lesson, const std::string& language) {
+    for (const auto& entry : fs::directory_iterator(ATTN_SOURCE_DIR "/lessons")) {
+        const std::string name = entry.path().filename().string();
+        if (name.size() > 3 && std::isdigit(static_cast<unsigned char>(name[0])) && std::stoi(name.substr(0, 2)) == lesson) {
+            return (entry.path() / (language == "en" ? "README.md" : "README." + language + ".md")).string();
+        }
     }
     FAIL("no lesson " << lesson);
     return "";
 }
 
+const std::vector<std::string> languages = {"en", "es"};
+
+// What the program calls a lesson and an introduction in a language.
+std::string lesson_word(const std::string& language) { return language == "en" ? "Lesson " : "Lección "; }
+
 // The `## ` headings of a document, backticks removed, and the number of attn blocks under each.
-std::vector<std::pair<std::string, int>> steps_of(int lesson) {
-    std::ifstream file(document_of(lesson));
-    std::vector<std::pair<std::string, int>> steps{{"Introduction", 0}};
+std::vector<std::pair<std::string, int>> steps_of(int lesson, const std::string& language) {
+    std::ifstream file(document_of(lesson, language));
+    REQUIRE(file);
+    std::vector<std::pair<std::string, int>> steps{{language == "en" ? "Introduction" : "Introducción", 0}};
     bool in_fence = false;
     for (std::string line; std::getline(file, line);) {
         if (line.rfind("```", 0) == 0) {
@@ -118,108 +146,163 @@ std::vector<std::string> screens_of(const std::string& out) {
 
 }  // namespace
 
-TEST_CASE("projector - no line of any lesson is wider than the width given", "[projector]") {
-    for (int lesson = 1; lesson <= 6; ++lesson) {
-        for (int width : {80, 100}) {
-            const auto r = run_attn({"lesson", std::to_string(lesson), "--no-pause", "--width", std::to_string(width)});
-            INFO("lesson " << lesson << " at " << width << "\n" << r.err);
-            REQUIRE(r.exit_code == 0);
-            check_fits(r.out, width, "lesson " + std::to_string(lesson));
-        }
-        // Off a terminal the width can also come from COLUMNS; and the other views of heat maps fit too.
-        const auto from_columns = run_attn({"lesson", std::to_string(lesson)}, {{"COLUMNS", "80"}});
-        check_fits(from_columns.out, 80, "lesson " + std::to_string(lesson) + " with COLUMNS=80");
-        for (const std::string show : {"both", "tensor"}) {
-            const auto r = run_attn({"lesson", std::to_string(lesson), "--no-pause", "--width", "80", "--show", show});
-            check_fits(r.out, 80, "lesson " + std::to_string(lesson) + " --show " + show);
-        }
-    }
-}
-
-TEST_CASE("projector - no line of attn check is wider than the width given", "[projector]") {
-    for (int width : {80, 100}) {
-        const auto r = run_attn({"check", "--width", std::to_string(width)});
-        REQUIRE(r.exit_code == 0);
-        check_fits(r.out, width, "check at " + std::to_string(width));
-    }
-    check_fits(run_attn({"check"}, {{"COLUMNS", "80"}}).out, 80, "check with COLUMNS=80");
-}
-
-TEST_CASE("projector - every screen shows its lesson and step and fills the terminal exactly", "[projector]") {
-    for (int lesson = 1; lesson <= 6; ++lesson) {
-        const auto steps = steps_of(lesson);
-        for (const auto& [width, height] : std::vector<std::pair<int, int>>{{80, 24}, {100, 30}}) {
-            const auto r = run_attn({"lesson", std::to_string(lesson), "--screens", "--width", std::to_string(width), "--height",
-                                     std::to_string(height)});
-            REQUIRE(r.exit_code == 0);
-            const auto screens = screens_of(r.out);
-            REQUIRE(screens.size() >= steps.size());
-            std::map<std::string, int> screens_per_step;
-            for (std::size_t i = 0; i < screens.size(); ++i) {
-                const auto rows = lines_of(screens[i]);
-                INFO("lesson " << lesson << " at " << width << "x" << height << ", screen " << i << ":\n" << screens[i]);
-                REQUIRE(rows.size() == static_cast<std::size_t>(height));
-                CHECK_THAT(rows[0], Catch::StartsWith("Lesson " + std::to_string(lesson) + " "));
-                REQUIRE_THAT(rows[1], Catch::StartsWith("── "));
-                // The rule names one of the document's steps (its title may wrap onto a second line).
-                std::string named;
-                for (const auto& step : steps) {
-                    if (rows[1].rfind("── " + step.first.substr(0, std::min<std::size_t>(step.first.size(), width - 10)), 0) == 0 &&
-                        step.first.size() > named.size()) {
-                        named = step.first;
-                    }
-                }
-                CHECK_FALSE(named.empty());
-                screens_per_step[named] += 1;
-                for (const auto& row : rows) {
-                    const int columns = terminal_columns(row);
-                    CHECK(columns >= 0);
-                    CHECK(columns <= width);
-                }
-            }
-            // Every step is shown, with a pause before each of its tensor blocks.
-            for (const auto& [title, blocks] : steps) {
-                INFO("lesson " << lesson << " at " << width << "x" << height << ": " << title);
-                CHECK(screens_per_step[title] >= std::max(1, blocks));
-            }
-            // Every check of the continuous text is on some screen.
-            const auto continuous = run_attn({"lesson", std::to_string(lesson), "--no-pause", "--width", std::to_string(width)});
-            std::set<std::string> checks, shown;
-            for (const auto& line : lines_of(continuous.out)) {
-                if (line.rfind("  ✓ ", 0) == 0) checks.insert(line);
-            }
-            for (const auto& line : lines_of(r.out)) {
-                if (line.rfind("  ✓ ", 0) == 0) shown.insert(line);
-            }
-            CHECK(!checks.empty());
-            CHECK(shown == checks);
-        }
-    }
-}
-
-TEST_CASE("projector - the Spanish editions fit the width and fill the screens too", "[projector][editions]") {
-    // Each lesson's README.es.md, shown from a folder where it is the lesson's README.md.
-    attn::testing::TempDir spanish;
-    for (const auto& entry : fs::directory_iterator(ATTN_SOURCE_DIR "/lessons")) {
-        if (!fs::is_regular_file(entry.path() / "README.es.md")) continue;
-        fs::create_directories(spanish.path() + "/" + entry.path().filename().string());
-        fs::copy_file(entry.path() / "README.es.md", fs::path(spanish.path()) / entry.path().filename() / "README.md");
-    }
-    for (int lesson = 1; lesson <= 7; ++lesson) {
+TEST_CASE("projector - no line of any lesson is wider than the width given, in either language", "[projector]") {
+    for (const int lesson : lessons_found()) {
         const std::string number = std::to_string(lesson);
-        const auto r = run_attn({"lesson", number, "--no-pause", "--width", "80", "--lessons-dir", spanish.path()});
-        INFO("Spanish lesson " << lesson << "\n" << r.err);
-        REQUIRE(r.exit_code == 0);
-        CHECK_THAT(r.out, Catch::Contains("── Lección " + number + " — "));
-        check_fits(r.out, 80, "Spanish lesson " + number);
-        const auto screens = run_attn({"lesson", number, "--screens", "--width", "80", "--height", "24", "--lessons-dir", spanish.path()});
-        REQUIRE(screens.exit_code == 0);
-        for (const auto& screen : screens_of(screens.out)) {
-            const auto rows = lines_of(screen);
-            INFO(screen);
-            CHECK(rows.size() == 24);
-            CHECK_THAT(rows[0], Catch::StartsWith("Lección " + number + " "));
-            for (const auto& row : rows) CHECK(terminal_columns(row) <= 80);
+        for (const std::string& language : languages) {
+            for (int width : {80, 100}) {
+                const auto r = run_attn({"lesson", number, "--no-pause", "--width", std::to_string(width), "--lang", language});
+                INFO("lesson " << lesson << " (" << language << ") at " << width << "\n" << r.err);
+                REQUIRE(r.exit_code == 0);
+                check_fits(r.out, width, "lesson " + number + " " + language);
+            }
+            // Off a terminal the width can also come from COLUMNS; and the other views fit too.
+            const auto from_columns = run_attn({"lesson", number, "--lang", language}, {{"COLUMNS", "80"}});
+            check_fits(from_columns.out, 80, "lesson " + number + " " + language + " with COLUMNS=80");
+            for (const std::string show : {"both", "tensor"}) {
+                const auto r = run_attn({"lesson", number, "--no-pause", "--width", "80", "--show", show, "--all-inputs", "--lang", language});
+                check_fits(r.out, 80, "lesson " + number + " " + language + " --show " + show);
+            }
+        }
+    }
+}
+
+// A check is cut only between its phrases — "✓ name", "(README.md:12): matches" and
+// "· max |Δ| … over N values" — each whole on a line, the lines after the first indented under
+// the name: no line of a check ends with a lone word of a phrase.
+void check_check_lines(const std::string& out, const std::string& what) {
+    const auto lines = lines_of(out);
+    std::size_t checks = 0;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        if (lines[i].rfind("  ✓ ", 0) != 0) continue;
+        ++checks;
+        // The check's lines: up to the one with the summary (|Δ|).
+        std::size_t last = i;
+        while (last < lines.size() && lines[last].find("|Δ| ") == std::string::npos && last < i + 3) ++last;
+        std::string check;
+        for (std::size_t k = i; k <= std::min(last, lines.size() - 1); ++k) check += lines[k] + "\n";
+        INFO(what << ":\n" << check);
+        REQUIRE(last < i + 3);  // three lines at most: name, verdict, summary
+        std::size_t verdicts = 0;
+        for (std::size_t k = i; k <= last; ++k) {
+            const std::string& line = lines[k];
+            const bool verdict = line.find(" (README") != std::string::npos;
+            verdicts += verdict;
+            CHECK(verdict == (line.find("): ") != std::string::npos));  // "(README.md:12): matches" not split
+            if (k > i) {
+                CHECK(line.rfind("    ", 0) == 0);
+                CHECK((verdict || line.rfind("    · ", 0) == 0));  // a continuation starts with a whole phrase
+            }
+        }
+        CHECK(verdicts == 1);
+        CHECK(lines[last].find("· ") < lines[last].find("|Δ| "));  // the summary starts on its own line's "· "
+    }
+    CHECK(checks > 0);
+}
+
+TEST_CASE("projector - no line of attn check is wider than the width given, in either language", "[projector]") {
+    for (const std::string& language : languages) {
+        for (int width : {80, 100}) {
+            const auto r = run_attn({"check", "--width", std::to_string(width), "--lang", language});
+            REQUIRE(r.exit_code == 0);
+            check_fits(r.out, width, "check (" + language + ") at " + std::to_string(width));
+            check_check_lines(r.out, "check (" + language + ") at " + std::to_string(width));
+        }
+        check_fits(run_attn({"check", "--lang", language}, {{"COLUMNS", "80"}}).out, 80, "check (" + language + ") with COLUMNS=80");
+    }
+}
+
+TEST_CASE("projector - attn list fits 80 columns, a long title going on under itself", "[projector]") {
+    for (const std::string& language : languages) {
+        for (int width : {80, 60}) {
+            const auto r = run_attn({"list", "--lang", language}, {{"COLUMNS", std::to_string(width)}});
+            INFO(language << " at " << width << ":\n" << r.out);
+            REQUIRE(r.exit_code == 0);
+            check_fits(r.out, width, "list (" + language + ")");
+            // A continuation line starts under the title, never at the number's column.
+            for (const auto& line : lines_of(r.out)) {
+                if (line.empty()) continue;
+                const bool numbered = line.size() > 2 && std::isdigit(static_cast<unsigned char>(line[1]));
+                if (!numbered && line[0] == ' ') CHECK(line.rfind("    ", 0) == 0);
+            }
+        }
+    }
+}
+
+TEST_CASE("projector - an exercise report fits 80 columns in either language, failing or not implemented",
+          "[projector][exercises]") {
+    attn::testing::TempDir state;
+    for (const std::string& language : languages) {
+        for (const std::string file : {"/lessons/01-dot-product/exercise/stub.cpp", "/tests/data/exercises/planted/squeeze_trap.cpp"}) {
+            const auto r = run_attn({"exercise", "1", "--lang", language, "--file", attn::testing::as_handed_in(ATTN_SOURCE_DIR + file)},
+                                    {{"COLUMNS", "80"}, {"ATTN_STATE_DIR", state.path()}}, 600);
+            INFO(language << " " << file << "\n" << r.out << r.err);
+            CHECK(r.exit_code == 1);
+            check_fits(r.out, 80, "exercise 1 (" + language + ") with " + file);
+        }
+    }
+}
+
+TEST_CASE("projector - every screen shows its lesson and step and fills the terminal exactly, in either language",
+          "[projector][editions]") {
+    for (const int lesson : lessons_found()) {
+        const std::string number = std::to_string(lesson);
+        for (const std::string& language : languages) {
+            const auto steps = steps_of(lesson, language);
+            for (const auto& [width, height] : std::vector<std::pair<int, int>>{{80, 24}, {100, 30}}) {
+                const auto r = run_attn({"lesson", number, "--screens", "--width", std::to_string(width), "--height",
+                                         std::to_string(height), "--lang", language});
+                REQUIRE(r.exit_code == 0);
+                const auto screens = screens_of(r.out);
+                REQUIRE(screens.size() >= steps.size());
+                std::map<std::string, int> screens_per_step;
+                for (std::size_t i = 0; i < screens.size(); ++i) {
+                    const auto rows = lines_of(screens[i]);
+                    INFO("lesson " << lesson << " (" << language << ") at " << width << "x" << height << ", screen " << i << ":\n"
+                                   << screens[i]);
+                    REQUIRE(rows.size() == static_cast<std::size_t>(height));
+                    CHECK_THAT(rows[0], Catch::StartsWith(lesson_word(language) + number + " "));
+                    REQUIRE_THAT(rows[1], Catch::StartsWith("── "));
+                    // The rule names one of the document's steps (its title may wrap onto a second line).
+                    std::string named;
+                    for (const auto& step : steps) {
+                        if (rows[1].rfind("── " + step.first.substr(0, std::min<std::size_t>(step.first.size(), width - 10)), 0) == 0 &&
+                            step.first.size() > named.size()) {
+                            named = step.first;
+                        }
+                    }
+                    CHECK_FALSE(named.empty());
+                    screens_per_step[named] += 1;
+                    for (const auto& row : rows) {
+                        const int columns = terminal_columns(row);
+                        CHECK(columns >= 0);
+                        CHECK(columns <= width);
+                    }
+                    // The status bar keeps a visible gap between the keys and where the class is.
+                    const std::string& bar = rows.back();
+                    const std::size_t where = bar.rfind(language == "en" ? " step " : " paso ");
+                    REQUIRE(where != std::string::npos);
+                    CHECK(bar.compare(where - 2, 3, "   ") == 0);
+                }
+                // Every step is shown, with a pause before each of its tensor blocks (inputs seen
+                // before are one line each, without a pause: at least one screen per step).
+                for (const auto& [title, blocks] : steps) {
+                    INFO("lesson " << lesson << " (" << language << ") at " << width << "x" << height << ": " << title);
+                    CHECK(screens_per_step[title] >= 1);
+                }
+                // Every check of the continuous text is on some screen.
+                const auto continuous =
+                    run_attn({"lesson", number, "--no-pause", "--width", std::to_string(width), "--lang", language});
+                std::set<std::string> checks, shown;
+                for (const auto& line : lines_of(continuous.out)) {
+                    if (line.rfind("  ✓ ", 0) == 0) checks.insert(line);
+                }
+                for (const auto& line : lines_of(r.out)) {
+                    if (line.rfind("  ✓ ", 0) == 0) shown.insert(line);
+                }
+                CHECK(!checks.empty());
+                CHECK(shown == checks);
+            }
         }
     }
 }

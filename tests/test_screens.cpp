@@ -119,6 +119,65 @@ TEST_CASE("a step taller than the screen is cut at a blank line", "[screens]") {
     CHECK(small[1].lines[3] == "intro 6");
 }
 
+// Four heat-map grids of 6 lines (caption, labels, 3 rows, legend) in one tensor block, as lesson
+// 5 draws its (B, h) weights: 25 lines with the title, taller than the 20 rows of an 80×24 body.
+WalkPart four_grids() {
+    WalkPart part{true, "  weights  (B, h, T, S) = (2, 2, 3, 3)\n", {}};
+    for (int g = 0; g < 4; ++g) {
+        const std::size_t first = g == 0 ? 0 : split_lines(part.text).size();
+        part.text += "  grid " + std::to_string(g) + " caption\n" + numbered_lines("  row of grid " + std::to_string(g), 4) +
+                     "  legend of grid " + std::to_string(g) + "\n";
+        part.keep.emplace_back(first, split_lines(part.text).size());
+    }
+    part.keep.emplace_back(0, split_lines(part.text).size());
+    return part;
+}
+
+TEST_CASE("a heat-map grid stays on one screen with its caption and legend", "[screens]") {
+    Walkthrough walkthrough = sample();
+    walkthrough.steps[1].parts = {{false, numbered_lines("prose", 2)}, four_grids()};
+    for (const std::size_t height : {24, 17, 14}) {
+        const auto screens = paginate(walkthrough, screen(80, height));
+        std::string caption_screens;
+        for (const Screen& s : screens) {
+            if (s.step != 1) continue;
+            for (std::size_t i = 0; i < s.lines.size(); ++i) {
+                const std::string& line = s.lines[i];
+                INFO("at 80x" << height << ": " << line);
+                // A caption is followed on its screen by its rows and legend; no screen starts inside a grid.
+                if (line.find("caption") != std::string::npos) {
+                    REQUIRE(i + 5 < s.lines.size());
+                    CHECK(s.lines[i + 5].find("legend") != std::string::npos);
+                }
+                if (i == 3) CHECK((line.find("caption") != std::string::npos || line.find("weights") != std::string::npos ||
+                                   line.find("prose") != std::string::npos));
+            }
+        }
+    }
+    // Without the ranges, the same lines are cut where the screen is full, inside a grid.
+    walkthrough.steps[1].parts[1].keep.clear();
+    const auto screens = paginate(walkthrough, screen(80, 24));
+    CHECK(screens[first_screen_of_step(screens, 1) + 2].lines[3].find("caption") == std::string::npos);
+}
+
+TEST_CASE("a code block with a blank line inside stays on one screen when it fits", "[screens]") {
+    Walkthrough walkthrough = sample();
+    const std::string diagram = "    top-left   bottom-right\n    captions\n\n    grid row 0\n    grid row 1\n";
+    WalkPart prose{false, numbered_lines("prose", 16) + "\n" + diagram + "\nafter", {}};
+    prose.keep.emplace_back(17, 22);
+    walkthrough.steps[1].parts = {prose};
+    const auto screens = paginate(walkthrough, screen(80, 24));
+    const std::size_t first = first_screen_of_step(screens, 1);
+    REQUIRE(screens[first + 1].step == 1);
+    CHECK(screens[first].lines.back() == "prose 15");
+    CHECK(screens[first + 1].lines[3] == "    top-left   bottom-right");
+    CHECK(screens[first + 1].lines[6] == "    grid row 0");
+    // A block taller than a screen is cut as before.
+    prose.keep = {{0, 22}};
+    walkthrough.steps[1].parts = {prose};
+    CHECK(paginate(walkthrough, screen(80, 24))[first].lines.back() == "    captions");
+}
+
 TEST_CASE("a step without content still has a screen", "[screens]") {
     const Walkthrough walkthrough = sample();
     const auto screens = paginate(walkthrough, screen(80, 24));
@@ -138,6 +197,19 @@ TEST_CASE("the status bar names the step and the screen, and fits", "[screens]")
     }
     const auto screens = paginate(walkthrough, screen(80, 24));
     CHECK_THAT(status_bar(walkthrough, screens[0], screen(80, 24), "Go to step: 4_"), Catch::StartsWith(" Go to step: 4_ "));
+}
+
+TEST_CASE("the status bar keeps three spaces before the step, with a shorter legend when needed", "[screens]") {
+    Walkthrough walkthrough = sample();
+    walkthrough.steps[1].number = 10;
+    for (std::size_t width = 40; width <= 120; ++width) {
+        const auto screens = paginate(walkthrough, screen(width, 24));
+        const std::string bar = status_bar(walkthrough, screens[3], screen(width, 24), "");
+        INFO(width << ": '" << bar << "'");
+        const std::size_t where = bar.rfind(" step 10 · ");
+        REQUIRE(where != std::string::npos);
+        CHECK(bar.compare(where - 2, 3, "   ") == 0);
+    }
 }
 
 TEST_CASE("find_step reads the number of a Step heading, else the position", "[screens]") {

@@ -154,3 +154,30 @@ TEST_CASE("format_like_pytorch matches PyTorch 1.13 on every recorded case", "[t
         CHECK(got == format_case.expected_text);
     }
 }
+
+TEST_CASE("an integer dtype prints as PyTorch prints int64: whole numbers right-aligned to the widest", "[tensor_format]") {
+    // Expected strings: print(torch.tensor(...)) in PyTorch 1.13.
+    attn::tutor::PrintOptions integers;
+    integers.integer_dtype = true;
+    DynamicTensor sizes = DynamicTensor::from_shape({5});
+    const double size_values[] = {1, 4, 512, 8, 2048};
+    std::copy(std::begin(size_values), std::end(size_values), sizes.begin());
+    CHECK(format_like_pytorch(sizes, integers) == "tensor([   1,    4,  512,    8, 2048])");
+    DynamicTensor weights = DynamicTensor::from_shape({4, 4});
+    const double weight_values[] = {1, 0, 0, 1, 0, 1, 1, 0, 1, 1, 0, 0, 0, 0, 1, -1};
+    std::copy(std::begin(weight_values), std::end(weight_values), weights.begin());
+    CHECK(format_like_pytorch(weights, integers) ==
+          "tensor([[ 1,  0,  0,  1],\n"
+          "        [ 0,  1,  1,  0],\n"
+          "        [ 1,  1,  0,  0],\n"
+          "        [ 0,  0,  1, -1]])");
+    // torch.arange(25) * 1000: ten to a line at linewidth 80.
+    DynamicTensor thousands = DynamicTensor::from_shape({25});
+    for (std::size_t i = 0; i < 25; ++i) thousands(i) = 1000.0 * static_cast<double>(i);
+    CHECK(format_like_pytorch(thousands, integers) ==
+          "tensor([    0,  1000,  2000,  3000,  4000,  5000,  6000,  7000,  8000,  9000,\n"
+          "        10000, 11000, 12000, 13000, 14000, 15000, 16000, 17000, 18000, 19000,\n"
+          "        20000, 21000, 22000, 23000, 24000])");
+    // The same values as float32 keep PyTorch's float print.
+    CHECK(format_like_pytorch(sizes) == "tensor([1.0000e+00, 4.0000e+00, 5.1200e+02, 8.0000e+00, 2.0480e+03])");
+}

@@ -89,3 +89,21 @@ TEST_CASE("split_lines drops only the final newline", "[text_layout]") {
     CHECK(split_lines("a\n\nb\n") == std::vector<std::string>{"a", "", "b"});
     CHECK(split_lines("").empty());
 }
+
+TEST_CASE("counts of five digits or more are grouped with a narrow no-break space, four digits are not", "[text_layout]") {
+    CHECK(grouped_number(7) == "7");
+    CHECK(grouped_number(5000) == "5000");
+    CHECK(grouped_number(12288) == "12\u202F288");
+    CHECK(grouped_number(50331648) == "50\u202F331\u202F648");
+    CHECK(visible_width(grouped_number(12288)) == 6);
+}
+
+TEST_CASE("a number written in groups of three is never split across lines", "[text_layout]") {
+    // "genera 5 000 pares" at 11 columns: "genera 5" would fit the first line, leaving "000" alone.
+    CHECK(wrap_words(keep_numbers_whole("genera 5 000 pares"), 11, "", "") == "genera\n5 000 pares\n");
+    CHECK(wrap_words(keep_numbers_whole("con T = 1 024:"), 10, "", "") == "con T =\n1 024:\n");
+    CHECK(wrap_words(keep_numbers_whole("50 331 648 values"), 12, "", "") == "50 331 648\nvalues\n");
+    // Not a group of three: ordinary spaces.
+    CHECK(keep_numbers_whole("sizes 1 4 512 8") == "sizes 1 4\x1f" "512 8");
+    CHECK(keep_numbers_whole("rows 12 3456") == "rows 12 3456");
+}

@@ -11,8 +11,10 @@ seeded padding here leaves every query at least one key). Exit 0 within the tole
 
     /usr/bin/python3 tools/compare_encoder.py                      # 2 layers, post-norm, causal + padding
     /usr/bin/python3 tools/compare_encoder.py --norm-first --seq-first --float-mask
+    /usr/bin/python3 tools/compare_encoder.py --activation gelu-tanh --eps 1e-6 --norm-eps 1e-3
 """
 import argparse
+import functools
 import pathlib
 import subprocess
 import sys
@@ -34,7 +36,10 @@ def main():
     parser.add_argument("--heads", type=int, default=4)
     parser.add_argument("--d-ff", type=int, default=32)
     parser.add_argument("--norm-first", action="store_true")
-    parser.add_argument("--activation", choices=("relu", "gelu"), default="relu")
+    parser.add_argument("--activation", choices=("relu", "gelu", "gelu-tanh"), default="relu",
+                        help="gelu-tanh: F.gelu(x, approximate='tanh') as a callable activation")
+    parser.add_argument("--eps", type=float, default=1e-5, help="the layers' layer_norm_eps")
+    parser.add_argument("--norm-eps", type=float, default=None, help="the final LayerNorm's eps (default: --eps)")
     parser.add_argument("--seq-first", action="store_true", help="batch_first=False: x is (T, B, D)")
     parser.add_argument("--float-mask", action="store_true", help="the causal mask as additive 0 / -inf floats")
     parser.add_argument("--compressed", action="store_true", help="numpy.savez_compressed instead of numpy.savez")
@@ -45,9 +50,13 @@ def main():
     torch.manual_seed(arguments.seed)
     B, T, D = arguments.batch, arguments.seq, arguments.d_model
     batch_first = not arguments.seq_first
+    activation = (functools.partial(torch.nn.functional.gelu, approximate="tanh")
+                  if arguments.activation == "gelu-tanh" else arguments.activation)
+    norm_eps = arguments.eps if arguments.norm_eps is None else arguments.norm_eps
     layer = torch.nn.TransformerEncoderLayer(D, arguments.heads, arguments.d_ff, dropout=0.0, batch_first=batch_first,
-                                             norm_first=arguments.norm_first, activation=arguments.activation)
-    encoder = torch.nn.TransformerEncoder(layer, arguments.layers, norm=torch.nn.LayerNorm(D),
+                                             norm_first=arguments.norm_first, activation=activation,
+                                             layer_norm_eps=arguments.eps)
+    encoder = torch.nn.TransformerEncoder(layer, arguments.layers, norm=torch.nn.LayerNorm(D, eps=norm_eps),
                                           enable_nested_tensor=False).eval()
     with torch.no_grad():  # every layer its own weights, and a final norm that is not the identity
         for parameter in encoder.parameters():
@@ -72,7 +81,7 @@ def main():
         np.save(folder / "src_key_padding_mask.npy", padding.numpy())
         command = [arguments.attn, "compute", "encoder", "--in", str(folder), "--out", str(results),
                    "--weights", str(pathlib.Path(scratch) / "model.npz"), "--heads", str(arguments.heads),
-                   "--activation", arguments.activation]
+                   "--activation", arguments.activation, "--eps", repr(arguments.eps), "--norm-eps", repr(norm_eps)]
         if arguments.norm_first:
             command.append("--norm-first")
         if arguments.seq_first:
@@ -87,7 +96,7 @@ def main():
     difference = (got - expected).abs().max().item()
     print(f"TransformerEncoder({arguments.layers} × TransformerEncoderLayer(d_model={D}, nhead={arguments.heads}, "
           f"dim_feedforward={arguments.d_ff}, norm_first={arguments.norm_first}, activation={arguments.activation!r}, "
-          f"batch_first={batch_first}), norm=LayerNorm) on x {tuple(x.shape)}, causal "
+          f"layer_norm_eps={arguments.eps:g}, batch_first={batch_first}), norm=LayerNorm(eps={norm_eps:g})) on x {tuple(x.shape)}, causal "
           f"{'float' if arguments.float_mask else 'bool'} mask and src_key_padding_mask, via numpy."
           f"{'savez_compressed' if arguments.compressed else 'savez'}")
     print(f"largest |attn − PyTorch| = {difference:.3e} (tolerance {arguments.tolerance:g})")

@@ -14,6 +14,7 @@ A state dict is what `torch.save(layer.state_dict(), "my_layer.pt")` writes for 
 TransformerEncoderLayer; --input is a (B, T, D) float32 .npy file.
 """
 import argparse
+import functools
 import pathlib
 import subprocess
 import sys
@@ -50,7 +51,8 @@ def main():
     parser.add_argument("--heads", type=int, default=4)
     parser.add_argument("--d-ff", type=int, default=32)
     parser.add_argument("--norm-first", action="store_true")
-    parser.add_argument("--activation", choices=("relu", "gelu"), default="relu")
+    parser.add_argument("--activation", choices=("relu", "gelu", "gelu-tanh"), default="relu",
+                        help="gelu-tanh: F.gelu(x, approximate='tanh') as a callable activation")
     parser.add_argument("--eps", type=float, default=1e-5)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tolerance", type=float, default=1e-4, help="largest acceptable |attn − PyTorch|")
@@ -62,8 +64,10 @@ def main():
     if arguments.state_dict:
         state = torch.load(arguments.state_dict, map_location="cpu")
         d_model, d_ff = state["linear1.weight"].shape[1], state["linear1.weight"].shape[0]
+    activation = (functools.partial(torch.nn.functional.gelu, approximate="tanh")
+                  if arguments.activation == "gelu-tanh" else arguments.activation)
     layer = torch.nn.TransformerEncoderLayer(d_model, arguments.heads, d_ff, dropout=0.0, batch_first=True,
-                                             norm_first=arguments.norm_first, activation=arguments.activation,
+                                             norm_first=arguments.norm_first, activation=activation,
                                              layer_norm_eps=arguments.eps)
     if state is not None:
         layer.load_state_dict(state)

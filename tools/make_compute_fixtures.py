@@ -236,10 +236,12 @@ def mha_cases():
         name = f"mha-{case}"
         alignment = causal if isinstance(causal, str) else "top-left"
         save_case(name, inputs, mha_reference(inputs, heads, bool(causal), alignment))
+        # Without w_o the block has no output projection, and says so (seed 000).
+        explicit = {} if with_w_o else {"no_output_projection": True}
         if isinstance(causal, str):
-            save_options(name, heads=heads, causal=True, causal_alignment=alignment)
+            save_options(name, heads=heads, causal=True, causal_alignment=alignment, **explicit)
         else:
-            save_options(name, heads=heads, causal=causal)
+            save_options(name, heads=heads, causal=causal, **explicit)
 
 
 ENCODER_WEIGHT_NAMES = ("w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o",

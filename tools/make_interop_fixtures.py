@@ -11,6 +11,7 @@ same files.
 
     /usr/bin/python3 tools/make_interop_fixtures.py
 """
+import functools
 import io
 import pathlib
 import shutil
@@ -124,6 +125,79 @@ def encoder_cases():
     save_case("encoder-layer-state-dict-names", "encoder-layer", ["--heads", "2"], inputs, out)
 
 
+def largest_difference(a, b):
+    return (a - b).abs().max().item()
+
+
+def setting_cases():
+    """The PyTorch settings a state_dict does not show, each given to attn explicitly; the script
+    checks that leaving the setting out would change the output by far more than the tests'
+    tolerance, so each test can fail."""
+    B, T, S, D, h, F = 2, 4, 5, 8, 2, 16
+    # nn.MultiheadAttention(bias=False): no in_proj_bias, no out_proj.bias.
+    mha = torch.nn.MultiheadAttention(D, h, bias=False, batch_first=True).eval()
+    q, kv = torch.randn(B, T, D), torch.randn(B, S, D)
+    with torch.no_grad():
+        out, _ = mha(q, kv, kv)
+    assert set(mha.state_dict()) == {"in_proj_weight", "out_proj.weight"}
+    save_case("mha-bias-false", "mha", ["--heads", "2"], {"query": q, "key": kv, "value": kv}, out, state=mha.state_dict())
+    # A final nn.LayerNorm whose eps is not the layers' layer_norm_eps: --norm-eps.
+    layer = torch.nn.TransformerEncoderLayer(D, h, F, dropout=0.0, batch_first=True, layer_norm_eps=1e-6)
+    encoder = torch.nn.TransformerEncoder(layer, 2, norm=torch.nn.LayerNorm(D, eps=0.01), enable_nested_tensor=False).eval()
+    x = torch.randn(B, T, D)
+    with torch.no_grad():
+        out = encoder(x)
+        same_eps = torch.nn.functional.layer_norm(encoder.layers[1](encoder.layers[0](x)), (D,), encoder.norm.weight,
+                                                  encoder.norm.bias, 1e-6)
+    assert largest_difference(out, same_eps) > 1e-3
+    save_case("encoder-norm-eps", "encoder", ["--heads", "2", "--eps", "1e-06", "--norm-eps", "0.01"], {"x": x}, out,
+              state=encoder.state_dict())
+    # tanh-approximate GELU, as a callable activation (torch 1.13 names only relu and gelu).
+    tanh_gelu = functools.partial(torch.nn.functional.gelu, approximate="tanh")
+    layer = torch.nn.TransformerEncoderLayer(D, h, F, dropout=0.0, batch_first=True, activation=tanh_gelu).eval()
+    with torch.no_grad():
+        for p in layer.parameters():
+            p.mul_(3.0)  # wide pre-activations, where the two GELUs differ most
+        out = layer(x)
+        erf_layer = torch.nn.TransformerEncoderLayer(D, h, F, dropout=0.0, batch_first=True, activation="gelu").eval()
+        erf_layer.load_state_dict(layer.state_dict())
+        assert largest_difference(out, erf_layer(x)) > 1e-4
+    save_case("encoder-layer-gelu-tanh", "encoder-layer", ["--heads", "2", "--activation", "gelu-tanh"], {"x": x}, out,
+              state=layer.state_dict())
+
+
+def nested_tensor_case():
+    """nn.TransformerEncoder's default enable_nested_tensor=True, in eval mode under no_grad with a
+    src_key_padding_mask and no mask (post-norm layers): tests/data/interop/nested/ holds the
+    inputs, the state_dict, PyTorch's output with nested tensors (expected/output.npy) and without
+    (expected/output_not_nested.npy). No options.txt: the test compares row by row."""
+    B, T, D, h, F = 2, 4, 8, 2, 16
+    layer = torch.nn.TransformerEncoderLayer(D, h, F, dropout=0.0, batch_first=True)
+    nested = torch.nn.TransformerEncoder(layer, 2, norm=torch.nn.LayerNorm(D)).eval()
+    with torch.no_grad():
+        for p in nested.parameters():
+            p.add_(0.1 * torch.randn_like(p))
+    plain = torch.nn.TransformerEncoder(layer, 2, norm=torch.nn.LayerNorm(D), enable_nested_tensor=False).eval()
+    plain.load_state_dict(nested.state_dict())
+    x = torch.randn(B, T, D)
+    padding = torch.tensor([[False, False, False, False], [False, False, True, True]])
+    with torch.no_grad():
+        out_nested = nested(x, src_key_padding_mask=padding)
+        out_plain = plain(x, src_key_padding_mask=padding)
+    # The padded rows left the layers as zeros; the final norm made them norm.bias.
+    assert torch.equal(out_nested[1, 2:], nested.norm.bias.detach().expand(2, D))
+    assert largest_difference(out_nested[~padding], out_plain[~padding]) < 1e-6
+    folder = OUT / "nested"
+    shutil.rmtree(folder, ignore_errors=True)
+    (folder / "in").mkdir(parents=True)
+    (folder / "expected").mkdir()
+    np.save(folder / "in" / "x.npy", x.numpy())
+    np.save(folder / "in" / "src_key_padding_mask.npy", padding.numpy())
+    np.savez(folder / "model.npz", **{k: v.detach().numpy() for k, v in nested.state_dict().items()})
+    np.save(folder / "expected" / "output.npy", out_nested.numpy())
+    np.save(folder / "expected" / "output_not_nested.npy", out_plain.numpy())
+
+
 def hostile_archives():
     folder = OUT / "npz"
     shutil.rmtree(folder, ignore_errors=True)
@@ -160,5 +234,7 @@ if __name__ == "__main__":
     torch.manual_seed(15)
     mha_cases()
     encoder_cases()
+    setting_cases()
+    nested_tensor_case()
     hostile_archives()
     print(f"wrote {OUT.relative_to(ROOT)}")

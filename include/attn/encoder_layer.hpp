@@ -16,7 +16,7 @@
 //   linear1_weight (F, D) · linear1_bias (F) · linear2_weight (D, F) · linear2_bias (D)
 //   attention_mask (B, T), optional: 1 = attend, 0 = padding
 //
-//   attn::EncoderLayerOptions options;  options.heads = 2;
+//   attn::EncoderLayerOptions options(2);   // 2 heads: required, as nn.TransformerEncoderLayer's nhead
 //   auto step = attn::transformer_encoder_layer(x, weights, options);
 //   step.output;   // (B, T, D)
 #pragma once
@@ -41,9 +41,14 @@ struct EncoderLayerWeights {
 };
 
 struct EncoderLayerOptions {
-    std::size_t heads = 1;
+    EncoderLayerOptions() = default;
+    explicit EncoderLayerOptions(std::size_t heads) : heads(heads) {}
+
+    /// h, nn.TransformerEncoderLayer's nhead: required (0 = not set, an InputError), as there is
+    /// no number of heads that would be right for most models.
+    std::size_t heads = 0;
     bool norm_first = false;                  // pre-norm when true
-    double eps = default_layer_norm_eps;      // layer norm eps, > 0
+    double eps = default_layer_norm_eps;      // layer norm eps, > 0 (PyTorch's layer_norm_eps)
     Activation activation = Activation::relu;
     std::optional<Matrix> attention_mask;     // (B, T): 1 = attend, 0 = padding
     std::optional<Tensor3> additive_mask;     // (1 or B·h, T, T) added to the scores: PyTorch's float src_mask
@@ -63,15 +68,19 @@ struct EncoderLayerStep {
 };
 
 /// One encoder layer. Throws ShapeError naming the tensor whose shape does not fit (and the shape
-/// it should have), InputError for eps ≤ 0 or a mask value other than 0 or 1, and for the first
+/// it should have), InputError for heads not set, eps ≤ 0 or a mask value other than 0 or 1, a
+/// missing w_o (see multi_head_attention), and for the first
 /// intermediate that is NaN or ±∞ (named with its index; see multi_head_attention).
 EncoderLayerStep transformer_encoder_layer(const Tensor3& x, const EncoderLayerWeights& weights,
                                            const EncoderLayerOptions& options);
 
 /// Seed 003's Encoder: the layers one after the other, then a final layer norm when given.
-/// final_norm: {weight (D), bias (D)}.
+/// final_norm: {weight (D), bias (D)}; final_norm_eps is its eps, absent: options.eps (PyTorch's
+/// nn.TransformerEncoder(layer, N, norm=nn.LayerNorm(D, eps=…)) may differ from the layers'
+/// layer_norm_eps). InputError for final_norm_eps ≤ 0.
 Tensor3 transformer_encoder(const Tensor3& x, const std::vector<EncoderLayerWeights>& layers,
                             const EncoderLayerOptions& options,
-                            const std::optional<std::pair<Vector, Vector>>& final_norm = std::nullopt);
+                            const std::optional<std::pair<Vector, Vector>>& final_norm = std::nullopt,
+                            std::optional<double> final_norm_eps = std::nullopt);
 
 }  // namespace attn

@@ -2,6 +2,7 @@
 //
 //   attn/fast/tensor.hpp               the float32 Vector, Matrix, Tensor3, Tensor4
 //   attn/fast/threads.hpp              the worker pool: set_threads, threads
+//   attn/fast/machine.hpp              what it runs on: CPU, cores, kernels, the sgemm rate
 //   attn/fast/multi_head_attention.hpp multi_head_attention: weights kept, or lesson 7's tiled
 //                                      online softmax when need_weights is false
 //   attn/fast/encoder_layer.hpp        transformer_encoder_layer (always tiled)
@@ -10,6 +11,7 @@
 #pragma once
 
 #include "attn/fast/encoder_layer.hpp"
+#include "attn/fast/machine.hpp"
 #include "attn/fast/multi_head_attention.hpp"
 #include "attn/fast/tensor.hpp"
 #include "attn/fast/threads.hpp"

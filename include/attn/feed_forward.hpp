@@ -19,9 +19,11 @@
 
 namespace attn {
 
-enum class Activation { relu, gelu };
+/// gelu is the exact erf GELU (PyTorch's "gelu"); gelu_tanh its tanh approximation
+/// (F.gelu(x, approximate="tanh"), nn.GELU(approximate="tanh")).
+enum class Activation { relu, gelu, gelu_tanh };
 
-/// "relu" / "gelu" → Activation; InputError listing both otherwise.
+/// "relu" / "gelu" / "gelu-tanh" → Activation; InputError listing them otherwise.
 Activation parse_activation(const std::string& name);
 
 /// max(0, x), element-wise.
@@ -29,6 +31,13 @@ Matrix relu(const Matrix& x);
 
 /// The exact GELU, x · Φ(x) = x/2 · (1 + erf(x/√2)) — PyTorch's default, not the tanh approximation.
 Matrix gelu(const Matrix& x);
+
+/// PyTorch's tanh approximation of GELU, exactly its formula:
+/// 0.5 · x · (1 + tanh(√(2/π) · (x + 0.044715 · x³))).
+Matrix gelu_tanh(const Matrix& x);
+
+/// relu, gelu or gelu_tanh of x, element-wise.
+Matrix activate(const Matrix& x, Activation activation);
 
 struct FeedForwardStep {
     Matrix hidden_preactivation;  // (N, F) x W1ᵀ + b1

@@ -50,16 +50,27 @@ private:
 /// The whole of a regular file, refusing one larger than `max_bytes` before reading it.
 std::string read_input_file(const std::string& path, std::size_t max_bytes, const std::string& what = "");
 
-/// One output: where it goes and its bytes.
+/// One output: where it goes, its bytes, and the option that named it ("--html"), for messages.
 struct OutputFile {
     std::string path;
     std::string contents;
+    std::string what = "";
+};
+
+/// An input of the run as the user named it: the option ("--weights", or "" for a file found in a
+/// folder) and the path.
+struct InputPath {
+    std::string what;
+    std::string path;
 };
 
 /// Writes every file or none (see the file comment). InputError naming the path and the reason —
-/// a missing folder, a target that is a folder, the same file named twice, a full disk — with no
-/// temporary left behind and every existing file unchanged.
-void write_files_atomically(const std::vector<OutputFile>& files);
+/// a missing folder, a target that is a folder, the same file named twice, an output that is one
+/// of `inputs` (the same device and inode: a link or another spelling of the path counts), a full
+/// disk — with no temporary left behind and every existing file unchanged. Each destination
+/// folder is locked (flock) while the set is staged and moved into place, so that two runs
+/// writing to one folder at once leave the whole set of one of them, never a mix.
+void write_files_atomically(const std::vector<OutputFile>& files, const std::vector<InputPath>& inputs = {});
 
 /// Creates `folder` (and its parents) when missing. InputError when it is a file, a dangling
 /// symbolic link (named with its target) or cannot be created.

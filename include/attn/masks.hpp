@@ -80,10 +80,11 @@ Tensor4 add_masks(Tensor4 scores, bool causal, CausalAlignment alignment, const 
 
 /// scores + additive_mask, PyTorch's float attn_mask: scores (B, T, S) with a mask (1, T, S) or
 /// (B, T, S); scores (B, h, T, S) with a mask (1, T, S) or (B·h, T, S), row b·h + j for sequence b
-/// and head j. Shapes are the caller's to have checked (check_additive_mask).
+/// and head j. Shapes are the caller's to have checked (check_additive_mask). A finite score plus
+/// a finite mask value that overflows to ±∞ is an InputError naming `function` and both indices.
 ///   attn::add_additive_mask(attn::Tensor3{{{1, 2}}}, attn::Tensor3{{{0, -inf}}})   // {{{1, -inf}}}
-Tensor3 add_additive_mask(Tensor3 scores, const Tensor3& additive_mask);
-Tensor4 add_additive_mask(Tensor4 scores, const Tensor3& additive_mask);
+Tensor3 add_additive_mask(Tensor3 scores, const Tensor3& additive_mask, const std::string& function = "add_additive_mask");
+Tensor4 add_additive_mask(Tensor4 scores, const Tensor3& additive_mask, const std::string& function = "add_additive_mask");
 
 /// Throws ShapeError unless additive_mask is (1, T, S) or (rows, T, S), and InputError naming the
 /// first NaN or +∞ (−∞ hides a key; finite values are added).

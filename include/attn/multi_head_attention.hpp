@@ -13,7 +13,8 @@
 //   output  = context W_oᵀ + b_o,  or output = context when there is no W_o
 //
 // Seed 000 (BERT's self-attention block) has no W_o; seed 003 (the Annotated Transformer) and
-// torch.nn.MultiheadAttention have one. Both are here: W_o is optional.
+// torch.nn.MultiheadAttention have one. Both are here, and the choice is explicit: w_o given, or
+// no_output_projection set. A w_o simply left out is an error, not a silently skipped projection.
 //
 // Two forms compute the same numbers: multi_head_attention splits the heads into a (B, h, T, d_k)
 // tensor and attends every (batch, head) block in one loop (the "vectorised" form of seed 004);
@@ -28,6 +29,7 @@
 //
 //   attn::MultiHeadAttentionWeights w;
 //   w.w_q = w.w_k = w.w_v = xt::eye<double>(4);  w.b_q = w.b_k = w.b_v = xt::zeros<double>({4});
+//   w.no_output_projection = true;                                 // seed 000: no W_o
 //   attn::Tensor3 x = {{{1, 0, 0, 1}, {0, 1, 1, 0}}};              // (B=1, T=2, D=4)
 //   auto r = attn::multi_head_attention(x, x, x, w, 2);           // 2 heads of d_k = 2
 //   // r.weights (1, 2, 2, 2): head 0 = {{0.6698, 0.3302}, {0.3302, 0.6698}}, head 1 the same
@@ -36,6 +38,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 
 #include "attn/scaled_dot_product_attention.hpp"
 #include "attn/tensor.hpp"
@@ -44,13 +47,33 @@ namespace attn {
 
 /// The learned parameters, in nn.Linear's layout: weights (out, in) = (D, D), applied as x Wᵀ + b.
 /// From a torch.nn.MultiheadAttention, in_proj_weight (3D, D) splits row-wise into w_q, w_k, w_v,
-/// in_proj_bias into b_q, b_k, b_v, and out_proj.weight / out_proj.bias are w_o / b_o.
+/// in_proj_bias into b_q, b_k, b_v (split_in_proj does both), and out_proj.weight /
+/// out_proj.bias are w_o / b_o. nn.MultiheadAttention(bias=False) has no biases: zero b_q, b_k,
+/// b_v compute the same numbers exactly, and b_o is left absent.
 struct MultiHeadAttentionWeights {
     Matrix w_q, w_k, w_v;        // (D, D)
     Vector b_q, b_k, b_v;        // (D)
-    std::optional<Matrix> w_o;   // (D, D): the output projection; absent → output = context
+    std::optional<Matrix> w_o;   // (D, D): the output projection; required unless no_output_projection
     std::optional<Vector> b_o;   // (D): its bias; needs w_o; absent → no bias
+    /// true: there is no output projection, output = context (seed 000, BERT's self-attention
+    /// block); w_o and b_o must then be absent. false (the default): w_o is required, so that a
+    /// forgotten out_proj.weight is an InputError rather than a silently different output.
+    bool no_output_projection = false;
 };
+
+/// InputError "function: w_o is missing; …" unless the output projection is chosen explicitly:
+/// w_o given (has_w_o), or no_output_projection set with neither w_o nor b_o. The one rule of
+/// both paths (attn::fast::AttentionParameters has the same fields).
+void require_output_projection_choice(const std::string& function, bool no_output_projection, bool has_w_o,
+                                      bool has_b_o);
+
+/// PyTorch's packed projections split row-wise, as nn.MultiheadAttention stores them: rows
+/// [0, D) of in_proj_weight (3D, D) are w_q, [D, 2D) w_k, [2D, 3D) w_v, and in_proj_bias (3D)
+/// likewise b_q, b_k, b_v. Without in_proj_bias (bias=False) the biases are zeros. w_o and b_o
+/// are left for the caller (out_proj.weight, out_proj.bias). ShapeError naming in_proj_weight or
+/// in_proj_bias when they are not (3D, D) and (3D).
+///   auto w = attn::split_in_proj(in_proj_weight, in_proj_bias);  w.w_o = out_proj_weight;  w.b_o = out_proj_bias;
+MultiHeadAttentionWeights split_in_proj(const Matrix& in_proj_weight, const std::optional<Vector>& in_proj_bias);
 
 /// Every intermediate of one multi-head attention.
 struct MultiHeadAttentionResult {
@@ -71,7 +94,7 @@ Tensor4 split_heads(const Tensor3& x, std::size_t heads);
 /// PyTorch: x.transpose(1, 2).contiguous().view(B, T, h * d_k).
 Tensor3 merge_heads(const Tensor4& x);
 
-/// context (B, T, D) → context W_oᵀ + b_o, or context itself when the weights have no W_o (seed 000).
+/// context (B, T, D) → context W_oᵀ + b_o, or context itself when no_output_projection (seed 000).
 Tensor3 output_projection(const Tensor3& context, const MultiHeadAttentionWeights& weights);
 
 /// Multi-head attention, vectorised form: every (batch, head) block attended in one loop.
@@ -79,7 +102,8 @@ Tensor3 output_projection(const Tensor3& context, const MultiHeadAttentionWeight
 /// options.attention_mask apply to every head.
 /// Throws ShapeError naming the tensors and shapes when they disagree (query/key/value widths,
 /// weights not (D, D), biases not (D), attention_mask not (B, S)) or when `heads` does not divide
-/// D; InputError when attention_mask holds a value other than 0 or 1 or b_o comes without w_o, and
+/// D; InputError when attention_mask holds a value other than 0 or 1, when w_o is missing without
+/// no_output_projection (or given with it), when b_o comes without w_o, and
 /// when q, k, v, a raw score, a head's context or the output is NaN or ±∞ (named with its index:
 /// only a mask may put −∞ in the scores, an overflow must not pass for one).
 MultiHeadAttentionResult multi_head_attention(const Tensor3& query, const Tensor3& key, const Tensor3& value,

@@ -19,8 +19,9 @@
 
 namespace attn {
 
-/// float32 and float64 are read everywhere; boolean and integer only by read_npy_mask (masks are
-/// saved as bool or int64 tensors), and never written.
+/// float32 and float64 are read everywhere; boolean and integer only when the reader is asked for
+/// them (read_npy or parse_npy with NpyAccept::floats_bools_integers: masks are saved as bool or
+/// int64 tensors), and never written.
 enum class NpyDtype { float32, float64, boolean, integer };
 
 /// "float32" / "float64" / "bool" / "integer".

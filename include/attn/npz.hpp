@@ -7,8 +7,10 @@
 //
 // A hostile archive is bad input, never a crash, a hang or a huge allocation: the archive is at
 // most max_npz_bytes, it holds at most max_npz_members members, a member inflates to no more than
-// the size its own .npy header declares (a zip bomb stops there), its CRC-32 must match, and each
-// member is then read as read_npy reads a file. Every refusal names the archive and the member.
+// the size its own .npy header declares (a zip bomb stops there), all members together inflate to
+// at most max_npz_inflated_bytes, no two entries share data (one deflated member listed many
+// times), a member's name has no folder in it, its CRC-32 must match, and each member is then
+// read as read_npy reads a file. Every refusal names the archive and the member.
 //
 //   for (const auto& [name, array] : attn::read_npz("model.npz")) …   // name: "layers.0.norm1.weight"
 #pragma once
@@ -24,6 +26,9 @@ namespace attn {
 
 constexpr std::size_t max_npz_bytes = std::size_t(3) << 30;  // 3 GiB
 constexpr std::size_t max_npz_members = 100000;
+/// What all members of one archive may inflate to together: as much as the largest single member
+/// (the largest tensor in float64). Checked on the sizes the directory declares, before inflating.
+constexpr std::size_t max_npz_inflated_bytes = (std::size_t(1) << 31) + (std::size_t(1) << 20);  // 2 GiB + 1 MiB
 
 /// One member: its key (the file name without ".npy") and its tensor.
 using NpzMember = std::pair<std::string, NpyArray>;

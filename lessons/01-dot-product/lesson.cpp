@@ -9,11 +9,13 @@
 #include <xtensor/xview.hpp>
 
 #include "attn/dot_attention.hpp"
-#include "tutor/lessons.hpp"
+#include "tutor/lesson_registration.hpp"
 
 namespace attn::tutor {
 
-NamedTensors lesson01_dot_product(const std::string& /*example*/, const LessonInputs& inputs) {
+namespace {
+
+NamedTensors compute(const std::string& /*example*/, const LessonInputs& inputs) {
     const Tensor3 encoder_outputs = inputs.get("encoder_outputs", 3, "(B, S, H)");
     const Matrix decoder_output = inputs.get("decoder_output", 2, "(B, H)");
     const AttentionStep step = dot_attention(encoder_outputs, decoder_output);
@@ -28,5 +30,9 @@ NamedTensors lesson01_dot_product(const std::string& /*example*/, const LessonIn
     }
     return out;
 }
+
+}  // namespace
+
+ATTN_LESSON_PROGRAM(compute)
 
 }  // namespace attn::tutor

@@ -15,7 +15,7 @@
 #include "attn/linear.hpp"
 #include "attn/luong_attention.hpp"
 #include "attn/matmul.hpp"
-#include "tutor/lessons.hpp"
+#include "tutor/lesson_registration.hpp"
 
 namespace attn::tutor {
 
@@ -37,9 +37,7 @@ Tensor3 stack_rows(const std::vector<const Matrix*>& weights) {
     return stacked;
 }
 
-}  // namespace
-
-NamedTensors lesson02_luong(const std::string& /*example*/, const LessonInputs& inputs) {
+NamedTensors compute(const std::string& /*example*/, const LessonInputs& inputs) {
     const Tensor3 encoder_outputs = inputs.get("encoder_outputs", 3, "(B, S, H)");
     const Matrix decoder_output = inputs.get("decoder_output", 2, "(B, H)");
     const Matrix W = inputs.get("W", 2, "(H, H)");
@@ -77,5 +75,9 @@ NamedTensors lesson02_luong(const std::string& /*example*/, const LessonInputs& 
     }
     return out;
 }
+
+}  // namespace
+
+ATTN_LESSON_PROGRAM(compute)
 
 }  // namespace attn::tutor

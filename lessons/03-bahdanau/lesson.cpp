@@ -5,21 +5,26 @@
 //                                          attn::bahdanau_attention
 //   encoder_projection (B, S, 2H), decoder_projection (B, 2H), split_preactivation (B, S, 2H),
 //   split_scores (B, S)                    attn::bahdanau_split_scores, W1 cut into its two blocks
-//   reshaped, transposed (B, 2H, S)        the seed's `h.reshape(B, 2H, -1)` next to `h.transpose(1, 2)`
+//   transposed_vs_reshaped_sentence_b (2, 2H, S), for each sentence b
+//                                          `h.transpose(1, 2)` [0] above the seed's `h.reshape(B, 2H, -1)`
+//                                          [1], one sentence at a time: one tensor, so one screen
 //   reshape_weights (B, S)                 the weights the seed's reshape leads to (same W1, b1, w2, b2)
 // and, when the example has Luong's W (H, H):
 //   compared_weights (B, 3, S)             dot, general (lesson 2) and additive weights, one row each
 #include <xtensor/xmanipulation.hpp>
+#include <xtensor/xview.hpp>
 
 #include "03-bahdanau/exercise/mistakes.hpp"
 #include "attn/bahdanau_attention.hpp"
 #include "attn/dot_attention.hpp"
 #include "attn/luong_attention.hpp"
-#include "tutor/lessons.hpp"
+#include "tutor/lesson_registration.hpp"
 
 namespace attn::tutor {
 
-NamedTensors lesson03_bahdanau(const std::string& /*example*/, const LessonInputs& inputs) {
+namespace {
+
+NamedTensors compute(const std::string& /*example*/, const LessonInputs& inputs) {
     const Tensor3 encoder_outputs = inputs.get("encoder_outputs", 3, "(B, S, H)");
     const Matrix decoder_output = inputs.get("decoder_output", 2, "(B, H)");
     const Matrix W1 = inputs.get("W1", 2, "(2H, 2H)");
@@ -41,8 +46,13 @@ NamedTensors lesson03_bahdanau(const std::string& /*example*/, const LessonInput
     const std::size_t B = encoder_outputs.shape(0), S = encoder_outputs.shape(1), H = encoder_outputs.shape(2);
     Tensor3 reshaped = Tensor3::from_shape({B, 2 * H, S});  // the same numbers in the same order
     std::copy(step.concatenated.begin(), step.concatenated.end(), reshaped.begin());
-    out["reshaped"] = reshaped;
-    out["transposed"] = Tensor3(xt::transpose(step.concatenated, {0, 2, 1}));
+    const Tensor3 transposed = xt::transpose(step.concatenated, {0, 2, 1});
+    for (std::size_t b = 0; b < B; ++b) {
+        Tensor3 pair = Tensor3::from_shape({2, 2 * H, S});
+        xt::view(pair, 0, xt::all(), xt::all()) = xt::view(transposed, b, xt::all(), xt::all());
+        xt::view(pair, 1, xt::all(), xt::all()) = xt::view(reshaped, b, xt::all(), xt::all());
+        out["transposed_vs_reshaped_sentence_" + std::to_string(b)] = pair;
+    }
     // The seed's first BaAttention multiplies W1 by each "column" of that reshape: the same W1, b1,
     // w2, b2 on the wrong numbers, so only the reshape differs.
     out["reshape_weights"] = mistakes::bahdanau_reshape_not_transpose(step, encoder_outputs, W1, b1, w2, b2).weights;
@@ -63,5 +73,9 @@ NamedTensors lesson03_bahdanau(const std::string& /*example*/, const LessonInput
     }
     return out;
 }
+
+}  // namespace
+
+ATTN_LESSON_PROGRAM(compute)
 
 }  // namespace attn::tutor

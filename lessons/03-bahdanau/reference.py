@@ -76,10 +76,12 @@ def compute(example, inputs):
         "decoder_projection": decoder_projection,
         "split_preactivation": split_preactivation,
         "split_scores": split_scores,
-        "reshaped": seed.reshaped,
-        "transposed": h.transpose(1, 2),
         "reshape_weights": reshape_weights,
     }
+    # Step 8 compares the two one sentence at a time, the transpose above the reshape in one tensor,
+    # so that a screen shows both.
+    for b in range(B):
+        out[f"transposed_vs_reshaped_sentence_{b}"] = torch.stack((h.transpose(1, 2)[b], seed.reshaped[b]))
     if "W" in inputs:
         # Lesson 2's dot and general weights for the same inputs.
         dot_weights = F.softmax(torch.bmm(encoder_outputs, decoder_output.unsqueeze(2)).squeeze(2), dim=1)

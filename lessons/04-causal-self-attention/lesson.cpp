@@ -3,9 +3,10 @@
 // Computes, for each example of the document, depending on its inputs:
 //   Q, K, V (B, ·, d)          given, or projected from x with w_q, w_k, w_v (nn.Linear, no bias)
 //   scores, masked_scores, weights (B, T, S), output (B, T, d_v)   attn::scaled_dot_product_attention, causal
-//                              (aligned bottom-right in example "kv_cache": new queries over cached keys)
 //   masked_fill_weights        the same mask written as masked_fill: −∞ where tril(ones(T, S)) == 0
 //   multiplied_weights         the mistake of multiplying the scores by the 0/1 mask instead
+// In example "kv_cache" (new queries over cached keys) each of those under both alignments of the
+// triangle, named NAME_top_left and NAME_bottom_right.
 // and two experiments on why the scores are divided by √d_k:
 //   widths (n) → dot_std, scaled_dot_std (n)   the spread of q·k over seeded random pairs
 //   q (1, 1, d_k), k (1, S, d_k) → raw_scores, weights_unscaled, weights, slope_unscaled, slope
@@ -18,7 +19,7 @@
 #include "attn/masks.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
 #include "attn/softmax.hpp"
-#include "tutor/lessons.hpp"
+#include "tutor/lesson_registration.hpp"
 
 namespace attn::tutor {
 
@@ -83,9 +84,22 @@ Tensor3 masked_fill_weights(const Tensor3& scores, CausalAlignment alignment) {
     return softmax_last_axis(filled);
 }
 
-}  // namespace
+// Every tensor of steps 2 to 5 and 9 for one alignment of the causal triangle.
+NamedTensors causal_attention(const Tensor3& Q, const Tensor3& K, const Tensor3& V, CausalAlignment alignment) {
+    AttentionOptions options;
+    options.causal = true;
+    options.causal_alignment = alignment;
+    const ScaledDotProductAttentionResult r = scaled_dot_product_attention(Q, K, V, options);
+    return {{"scores", r.scores},
+            {"masked_scores", r.masked_scores},
+            {"weights", r.weights},
+            {"output", r.output},
+            {"masked_fill_weights", masked_fill_weights(r.scores, alignment)},
+            // The mistake of multiplying the scores by the 0/1 mask: a hidden key's score becomes 0, and e^0 = 1 is not 0.
+            {"multiplied_weights", mistakes::causal_scores_multiplied_by_mask(r, V, alignment).weights}};
+}
 
-NamedTensors lesson04_causal_self_attention(const std::string& example, const LessonInputs& inputs) {
+NamedTensors compute(const std::string& example, const LessonInputs& inputs) {
     if (inputs.has("widths")) return measure_spread(inputs.get_counts("widths", 1, "(n)", 1, 4096, 8192));
     if (inputs.has("q")) return saturation(inputs.get("q", 3, "(1, 1, d_k)"), inputs.get("k", 3, "(1, S, d_k)"));
 
@@ -103,19 +117,20 @@ NamedTensors lesson04_causal_self_attention(const std::string& example, const Le
         K = inputs.get("K", 3, "(B, S, d_k)");
         V = inputs.get("V", 3, "(B, S, d_v)");
     }
-    AttentionOptions options;
-    options.causal = true;
-    // Step 11: decoding with a KV cache, the T new queries are the last T of the S positions.
-    if (example == "kv_cache") options.causal_alignment = CausalAlignment::bottom_right;
-    const ScaledDotProductAttentionResult r = scaled_dot_product_attention(Q, K, V, options);
-    out["scores"] = r.scores;
-    out["masked_scores"] = r.masked_scores;
-    out["weights"] = r.weights;
-    out["output"] = r.output;
-    out["masked_fill_weights"] = masked_fill_weights(r.scores, options.causal_alignment);
-    // The mistake of multiplying the scores by the 0/1 mask: a hidden key's score becomes 0, and e^0 = 1 is not 0.
-    out["multiplied_weights"] = mistakes::causal_scores_multiplied_by_mask(r, V, options.causal_alignment).weights;
+    if (example == "kv_cache") {
+        // Step 11: decoding with a KV cache, the T new queries are the last T of the S positions.
+        // The same inputs under both alignments, PyTorch's default (wrong here) and the cache's.
+        for (const auto& [alignment, suffix] : {std::pair{CausalAlignment::top_left, "_top_left"},
+                                                std::pair{CausalAlignment::bottom_right, "_bottom_right"}})
+            for (auto& [name, tensor] : causal_attention(Q, K, V, alignment)) out[name + suffix] = std::move(tensor);
+        return out;
+    }
+    for (auto& [name, tensor] : causal_attention(Q, K, V, CausalAlignment::top_left)) out[name] = std::move(tensor);
     return out;
 }
+
+}  // namespace
+
+ATTN_LESSON_PROGRAM(compute)
 
 }  // namespace attn::tutor

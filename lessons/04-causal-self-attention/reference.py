@@ -112,9 +112,15 @@ def compute(example, inputs):
         out.update({"Q": Q, "K": K, "V": V})
     else:
         Q, K, V = inputs["Q"], inputs["K"], inputs["V"]
-    # Step 11's KV cache: the T queries are the last T of the S positions (bottom-right alignment).
-    diagonal = K.shape[1] - Q.shape[1] + 1 if example == "kv_cache" else 1
-    out.update(causal_attention(Q, K, V, diagonal))
+    if example == "kv_cache":
+        # Step 11: the T new queries of a KV cache are the last T of the S positions. The same inputs
+        # under both alignments of the triangle, told apart by the names: top-left (PyTorch's
+        # default, wrong here) and bottom-right (right for a cache).
+        alignments = {"top_left": 1, "bottom_right": K.shape[1] - Q.shape[1] + 1}
+        for alignment, diagonal in alignments.items():
+            out.update({f"{name}_{alignment}": t for name, t in causal_attention(Q, K, V, diagonal).items()})
+        return out
+    out.update(causal_attention(Q, K, V))
     if Q.shape[1] == K.shape[1] and Q.shape[0] == 1 and Q.shape[1] > 1:
         # Seed 002's own class on the same Q, K, V (its projections are not used on this path).
         seed_scores, seed_attention = SeedSelfAttention(Q.shape[-1], Q.shape[-1])(Q=Q[0], K=K[0], V=V[0])

@@ -17,7 +17,7 @@
 #include "attn/error.hpp"
 #include "attn/multi_head_attention.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
-#include "tutor/lessons.hpp"
+#include "tutor/lesson_registration.hpp"
 
 namespace attn::tutor {
 
@@ -31,6 +31,7 @@ MultiHeadAttentionWeights read_weights(const LessonInputs& inputs) {
     w.b_q = inputs.get("b_q", 1, "(D)");
     w.b_k = inputs.get("b_k", 1, "(D)");
     w.b_v = inputs.get("b_v", 1, "(D)");
+    w.no_output_projection = !inputs.has("w_o");  // seed 000's examples have none
     if (inputs.has("w_o")) w.w_o = Matrix(inputs.get("w_o", 2, "(D, D)"));
     if (inputs.has("b_o")) w.b_o = Vector(inputs.get("b_o", 1, "(D)"));
     return w;
@@ -44,9 +45,7 @@ std::size_t read_heads(const LessonInputs& inputs) {
     return std::size_t(heads(0));
 }
 
-}  // namespace
-
-NamedTensors lesson05_multi_head_attention(const std::string& /*example*/, const LessonInputs& inputs) {
+NamedTensors compute(const std::string& /*example*/, const LessonInputs& inputs) {
     const MultiHeadAttentionWeights w = read_weights(inputs);
     const std::size_t heads = read_heads(inputs);
     NamedTensors out;
@@ -100,5 +99,9 @@ NamedTensors lesson05_multi_head_attention(const std::string& /*example*/, const
     }
     return out;
 }
+
+}  // namespace
+
+ATTN_LESSON_PROGRAM(compute)
 
 }  // namespace attn::tutor

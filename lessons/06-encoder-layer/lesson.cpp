@@ -16,7 +16,7 @@
 
 #include "06-encoder-layer/exercise/mistakes.hpp"
 #include "attn/encoder_layer.hpp"
-#include "tutor/lessons.hpp"
+#include "tutor/lesson_registration.hpp"
 #include "tutor/named_weights.hpp"
 
 namespace attn::tutor {
@@ -168,11 +168,13 @@ NamedTensors full_size_example(const LessonInputs& inputs) {
     return {{"full_head0_weights", head0}, {"full_output_head", first}, {"full_output_norm", lengths}};
 }
 
-}  // namespace
-
-NamedTensors lesson06_encoder_layer(const std::string& /*example*/, const LessonInputs& inputs) {
+NamedTensors compute(const std::string& /*example*/, const LessonInputs& inputs) {
     if (inputs.has("sizes")) return full_size_example(inputs);
     return inputs.has("w_q") ? encoder_example(inputs) : layer_norm_example(inputs);
 }
+
+}  // namespace
+
+ATTN_LESSON_PROGRAM(compute)
 
 }  // namespace attn::tutor

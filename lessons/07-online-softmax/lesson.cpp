@@ -14,6 +14,7 @@
 //     tile_computed (n_T, n_S)     1 where the tile was computed, 0 where the causal mask skipped it
 //     tiles_skipped (B)            how many were skipped
 //     rescale_at_tile, m_after_tile, l_after_tile (B, T, n_S)   per query, after each key tile
+//     acc_after_tile (B, n_S, T, d_v)   the accumulator after each key tile, one (T, d_v) block per tile
 #include <cmath>
 #include <string>
 #include <vector>
@@ -21,7 +22,7 @@
 #include "attn/error.hpp"
 #include "attn/online_softmax_attention.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
-#include "tutor/lessons.hpp"
+#include "tutor/lesson_registration.hpp"
 
 namespace attn::tutor {
 
@@ -76,13 +77,14 @@ Tensor3 recompute_weights(const Tensor3& masked_scores, const OnlineSoftmaxResul
     return weights;
 }
 
-// Many queries: the map of computed and skipped tiles, and each query's rescale factor, m and l
-// after each key tile, one column per key tile.
-void add_tile_maps(const OnlineSoftmaxResult& online, std::size_t B, std::size_t T, std::size_t query_tile,
+// Many queries: the map of computed and skipped tiles; each query's rescale factor, m and l after
+// each key tile, one column per key tile; and the accumulators after each key tile, one block each.
+void add_tile_maps(const OnlineSoftmaxResult& online, std::size_t B, std::size_t T, std::size_t d_v, std::size_t query_tile,
                    std::size_t key_tile, std::size_t query_tiles, std::size_t key_tiles, NamedTensors& out) {
     Matrix computed = xt::zeros<double>({query_tiles, key_tiles});
     Vector skipped = xt::zeros<double>({B});
     Tensor3 rescale = xt::zeros<double>({B, T, key_tiles}), m = rescale, l = rescale;
+    Tensor4 acc = xt::zeros<double>({B, key_tiles, T, d_v});
     for (const OnlineSoftmaxTile& tile : online.trace) {
         const std::size_t row = tile.first_query / query_tile, column = tile.first_key / key_tile;
         computed(row, column) = tile.skipped ? 0.0 : 1.0;
@@ -91,6 +93,7 @@ void add_tile_maps(const OnlineSoftmaxResult& online, std::size_t B, std::size_t
             rescale(tile.batch, tile.first_query + i, column) = tile.rescale(i);
             m(tile.batch, tile.first_query + i, column) = tile.running_max(i);
             l(tile.batch, tile.first_query + i, column) = tile.running_sum(i);
+            for (std::size_t v = 0; v < d_v; ++v) acc(tile.batch, column, tile.first_query + i, v) = tile.accumulator(i, v);
         }
     }
     out["tile_computed"] = computed;
@@ -98,11 +101,10 @@ void add_tile_maps(const OnlineSoftmaxResult& online, std::size_t B, std::size_t
     out["rescale_at_tile"] = rescale;
     out["m_after_tile"] = m;
     out["l_after_tile"] = l;
+    out["acc_after_tile"] = acc;
 }
 
-}  // namespace
-
-NamedTensors lesson07_online_softmax(const std::string& example, const LessonInputs& inputs) {
+NamedTensors compute(const std::string& example, const LessonInputs& inputs) {
     const Tensor3 Q = inputs.get("Q", 3, "(B, T, d_k)");
     const Tensor3 K = inputs.get("K", 3, "(B, S, d_k)");
     const Tensor3 V = inputs.get("V", 3, "(B, S, d_v)");
@@ -126,8 +128,12 @@ NamedTensors lesson07_online_softmax(const std::string& example, const LessonInp
         add_one_query_trace(online, out);
         out["recomputed_weights"] = recompute_weights(standard.masked_scores, online);
     }
-    add_tile_maps(online, B, T, query_tile, key_tile, query_tiles, key_tiles, out);
+    add_tile_maps(online, B, T, V.shape(2), query_tile, key_tile, query_tiles, key_tiles, out);
     return out;
 }
+
+}  // namespace
+
+ATTN_LESSON_PROGRAM(compute)
 
 }  // namespace attn::tutor

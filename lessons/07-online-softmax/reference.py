@@ -7,7 +7,8 @@ Two independent computations of the same attention:
     no tensor operations, so that nothing of PyTorch's softmax leaks into it: keys walked in tiles,
     for each query a running maximum m, a running sum l and an unnormalised accumulator, rescaled
     by e^(m_old − m_new) when m grows, divided by l once at the end.
-The two must agree to 1e-12 (asserted); the lesson prints the recurrence's trace.
+The two must agree to 1e-12 (asserted); the lesson prints the recurrence's trace (m, l, the rescale
+factors and the accumulator after each tile).
 
 Plain torch and Python only, never the attn library."""
 import math
@@ -98,19 +99,23 @@ def compute(example, inputs):
         out["recomputed_weights"] = torch.exp(masked_scores - last["m"][0]) / last["l"][0]
     else:
         # Many queries: which tiles were computed, how many were skipped, and for each query (a row)
-        # the rescale factor, m and l after each key tile (a column).
-        B, T = Q.shape[0], Q.shape[1]
+        # the rescale factor, m and l after each key tile (a column); the accumulator after each key
+        # tile, one (T, d_v) block per tile.
+        B, T, d_v = Q.shape[0], Q.shape[1], V.shape[2]
         query_tiles, key_tiles = -(-T // query_tile), -(-K.shape[1] // key_tile)
         computed = torch.zeros(query_tiles, key_tiles, dtype=torch.float64)
         skipped = torch.zeros(B, dtype=torch.float64)
         per_tile = {name: torch.zeros(B, T, key_tiles, dtype=torch.float64) for name in ("rescale", "m", "l")}
+        acc_after_tile = torch.zeros(B, key_tiles, T, d_v, dtype=torch.float64)  # one (T, d_v) block per key tile
         for tile in trace:
             row, column = tile["queries"][0] // query_tile, tile["keys"][0] // key_tile
             computed[row, column] = 0.0 if tile["skipped"] else 1.0
             skipped[tile["batch"]] += 1.0 if tile["skipped"] else 0.0
-            for name, tensor in per_tile.items():
-                for i, t in enumerate(tile["queries"]):
+            for i, t in enumerate(tile["queries"]):
+                for name, tensor in per_tile.items():
                     tensor[tile["batch"], t, column] = tile[name][i]
+                acc_after_tile[tile["batch"], column, t] = torch.tensor(tile["acc"][i], dtype=torch.float64)
         out.update({"tile_computed": computed, "tiles_skipped": skipped, "rescale_at_tile": per_tile["rescale"],
-                    "m_after_tile": per_tile["m"], "l_after_tile": per_tile["l"]})
+                    "m_after_tile": per_tile["m"], "l_after_tile": per_tile["l"],
+                    "acc_after_tile": acc_after_tile})
     return out

@@ -9,6 +9,11 @@
 // the minimum is the measurement least disturbed by other processes. The attention part (scores,
 // softmax, weights·V) is also timed on its own, for its own GFLOP/s. bench/compare_pytorch.py runs
 // this with --json next to PyTorch (docs/performance.md).
+//
+// Above the numbers it says what they were measured on (attn/fast/machine.hpp): the CPU model,
+// its physical cores and the threads used, the instruction set of the kernels that ran, and the
+// rate of the machine's sgemm measured in the same run, so that a share of the sgemm rate never
+// compares two instruction sets or two machines.
 #include <sys/resource.h>
 #include <time.h>
 
@@ -27,8 +32,13 @@
 #include "attn/fast.hpp"
 #include "cli/commands.hpp"
 #include "tutor/find_by_name.hpp"
+#include "tutor/language.hpp"
 
 namespace attn::cli {
+
+using tutor::tr;
+using tutor::trf;
+using tutor::trn;
 
 namespace {
 
@@ -40,9 +50,9 @@ struct BenchModule {
 
 const std::vector<BenchModule>& bench_modules() {
     static const std::vector<BenchModule> modules = {
-        {"mha", "multi-head self-attention with W_o, per-head weights kept (seed 000's shape); --no-weights: tiled", 8,
+        {"mha", N_("multi-head self-attention with W_o, per-head weights kept (seed 000's shape); --no-weights: tiled"), 8,
          300, 768, 8, 0},
-        {"encoder-layer", "nn.TransformerEncoderLayer, post-norm, relu, dropout 0 (its attention always tiled)", 8, 128,
+        {"encoder-layer", N_("nn.TransformerEncoderLayer, post-norm, relu, dropout 0 (its attention always tiled)"), 8, 128,
          512, 8, 2048},
     };
     return modules;
@@ -54,7 +64,7 @@ const BenchModule& find_bench_module(const std::string& name) {
 
 std::size_t size_option(const char* flag, const std::optional<long long>& value, std::size_t fallback) {
     if (!value) return fallback;
-    if (*value < 1) throw InputError(std::string(flag) + " must be at least 1 (got " + std::to_string(*value) + ")");
+    if (*value < 1) throw InputError(trf("{1} must be at least {2} (got {3})", {flag, "1", std::to_string(*value)}));
     return static_cast<std::size_t>(*value);
 }
 
@@ -124,6 +134,17 @@ Timing time_calls(std::size_t warmup, std::size_t repeat, const Call& call) {
     return {calls.front().wall_ms, median, least_cpu, calls.front().work};
 }
 
+// A string as a JSON string's contents (the CPU model is printable already; quotes and
+// backslashes remain).
+std::string json_escaped(const std::string& text) {
+    std::string out;
+    for (const char c : text) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out;
+}
+
 std::string fixed(double value, int decimals) {
     std::ostringstream text;
     text << std::fixed << std::setprecision(decimals) << value;
@@ -133,9 +154,9 @@ std::string fixed(double value, int decimals) {
 }  // namespace
 
 std::string describe_bench_modules() {
-    std::string text = "Modules (default shape):\n";
+    std::string text = tr("Modules (default shape):") + "\n";
     for (const auto& m : bench_modules()) {
-        text += "  " + m.name + "  " + m.summary + "\n    --batch " + std::to_string(m.batch) + " --seq " +
+        text += "  " + m.name + "  " + tr(m.summary) + "\n    --batch " + std::to_string(m.batch) + " --seq " +
                 std::to_string(m.seq) + " --d-model " + std::to_string(m.d_model) + " --heads " +
                 std::to_string(m.heads) + (m.d_ff ? " --d-ff " + std::to_string(m.d_ff) : std::string()) + "\n";
     }
@@ -149,20 +170,21 @@ int run_bench(const GlobalOptions&, const BenchOptions& options) {
     const std::size_t T = size_option("--seq", options.seq, module.seq);
     const std::size_t D = size_option("--d-model", options.d_model, module.d_model);
     const std::size_t h = size_option("--heads", options.heads, module.heads);
-    if (!encoder && options.d_ff) throw InputError("--d-ff applies to encoder-layer only, not to " + module.name);
+    if (!encoder && options.d_ff) throw InputError(trf("--d-ff applies to encoder-layer only, not to {1}", {module.name}));
     if (encoder && options.no_weights) {
-        throw InputError("--no-weights applies to mha only: encoder-layer never keeps its attention weights");
+        throw InputError(tr("--no-weights applies to mha only: encoder-layer never keeps its attention weights"));
     }
     const std::size_t F = encoder ? size_option("--d-ff", options.d_ff, module.d_ff) : 0;
     if (D % h != 0) {
-        throw InputError("--heads " + std::to_string(h) + " does not divide --d-model " + std::to_string(D) +
-                         " (each head has d_model / heads columns)");
+        throw InputError(trf("--heads {1} does not divide --d-model {2} (each head has d_model / heads columns)",
+                             {std::to_string(h), std::to_string(D)}));
     }
-    const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
-    const std::size_t threads = size_option("--threads", options.threads, cores);
-    if (options.repeat < 1) throw InputError("--repeat must be at least 1 (got " + std::to_string(options.repeat) + ")");
-    if (options.warmup < 0) throw InputError("--warmup must be at least 0 (got " + std::to_string(options.warmup) + ")");
-    if (threads > 1024) throw InputError("--threads must be at most 1024 (got " + std::to_string(threads) + ")");
+    const fast::MachineDescription machine = fast::describe_machine();
+    const std::size_t threads =
+        size_option("--threads", options.threads, static_cast<std::size_t>(machine.physical_cores));
+    if (options.repeat < 1) throw InputError(trf("{1} must be at least {2} (got {3})", {"--repeat", "1", std::to_string(options.repeat)}));
+    if (options.warmup < 0) throw InputError(trf("{1} must be at least {2} (got {3})", {"--warmup", "0", std::to_string(options.warmup)}));
+    if (threads > 1024) throw InputError(trf("{1} must be at most {2} (got {3})", {"--threads", "1024", std::to_string(threads)}));
     const bool weights = !encoder && !options.no_weights;
     // What the computation must hold, counted in double arithmetic before anything is allocated (so
     // no product of the options can wrap); the limit is attn run's, 8 GiB. The context overwrites q.
@@ -177,12 +199,14 @@ int run_bench(const GlobalOptions&, const BenchOptions& options) {
     const double parameter_floats = encoder ? 4.0 * D * D + 2.0 * D * F + 10.0 * D + F : 4.0 * D * D + 4.0 * D;
     const double needed_bytes = 4.0 * (tensor_floats + parameter_floats);
     if (needed_bytes > 8.0 * 1024 * 1024 * 1024) {
-        throw InputError("bench " + module.name + ": --batch " + std::to_string(B) + " --seq " + std::to_string(T) +
-                         " --d-model " + std::to_string(D) + " --heads " + std::to_string(h) +
-                         (encoder ? " --d-ff " + std::to_string(F) : std::string()) + (weights ? "" : " --no-weights") +
-                         " would need " + fixed(needed_bytes / (1024.0 * 1024 * 1024), 1) +
-                         " GiB of memory; the limit is 8 GiB" +
-                         (weights ? " (--no-weights does not hold the (B, h, T, S) weights)" : ""));
+        const std::string options_given = "--batch " + std::to_string(B) + " --seq " + std::to_string(T) + " --d-model " +
+                                          std::to_string(D) + " --heads " + std::to_string(h) +
+                                          (encoder ? " --d-ff " + std::to_string(F) : std::string()) + (weights ? "" : " --no-weights");
+        const std::string gib = fixed(needed_bytes / (1024.0 * 1024 * 1024), 1);
+        throw InputError(weights ? trf("bench {1}: {2} would need {3} GiB of memory; the limit is 8 GiB (--no-weights does not "
+                                       "hold the (B, h, T, S) weights)",
+                                       {module.name, options_given, gib})
+                                 : trf("bench {1}: {2} would need {3} GiB of memory; the limit is 8 GiB", {module.name, options_given, gib}));
     }
     const auto repeat = static_cast<std::size_t>(options.repeat);
     const auto warmup = static_cast<std::size_t>(options.warmup);
@@ -232,6 +256,8 @@ int run_bench(const GlobalOptions&, const BenchOptions& options) {
     const double tensor_mb = tensor_floats * 4 / (1024.0 * 1024.0);
     const double parameter_mb = parameter_floats * 4 / (1024.0 * 1024.0);
     const double rss_mb = peak_rss_mb();
+    const double sgemm = fast::sgemm_gflops();  // after the timed calls: the peak RSS is theirs
+    const double attention_share = sgemm > 0 ? 100.0 * attention_gflops / sgemm : 0.0;
 
     if (options.json) {
         std::cout << "{\"module\": \"" << module.name << "\", \"shape\": {\"batch\": " << B << ", \"seq\": " << T
@@ -248,24 +274,46 @@ int run_bench(const GlobalOptions&, const BenchOptions& options) {
                   << ", \"output_ms\": " << fixed(work.output_seconds * 1e3, 3)
                   << ", \"tiles_computed\": " << work.tiles_computed << ", \"tiles_skipped\": " << work.tiles_skipped
                   << ", \"peak_rss_mb\": " << fixed(rss_mb, 1) << ", \"tensor_mb\": " << fixed(tensor_mb, 1)
-                  << ", \"parameter_mb\": " << fixed(parameter_mb, 1) << "}\n";
+                  << ", \"parameter_mb\": " << fixed(parameter_mb, 1) << ", \"cpu_model\": \""
+                  << json_escaped(machine.cpu_model) << "\", \"physical_cores\": " << machine.physical_cores
+                  << ", \"logical_cpus\": " << machine.logical_cpus << ", \"kernels\": \"" << machine.kernels
+                  << "\", \"blas\": \"" << json_escaped(machine.blas) << "\", \"sgemm_gflops\": " << fixed(sgemm, 2) << "}\n";
         return exit_success;
     }
     std::cout << "attn bench " << module.name << " · float32 · B " << B << ", T " << T << ", D " << D << ", h " << h
-              << (encoder ? ", F " + std::to_string(F) : std::string()) << " · " << threads
-              << (threads == 1 ? " thread" : " threads") << (weights ? " · weights kept" : " · tiled")
-              << (options.causal ? " · causal" : "") << " · " << repeat << " timed call" << (repeat == 1 ? "" : "s")
-              << " after " << warmup << " warm-up call" << (warmup == 1 ? "" : "s") << "\n"
-              << "  min       " << fixed(timing.min_ms, 2) << " ms\n"
-              << "  median    " << fixed(timing.median_ms, 2) << " ms\n"
-              << "  GFLOP/s   " << fixed(gflops, 1) << "  (" << fixed(flop / 1e9, 3)
-              << " GFLOP of matrix products in the fastest call)\n"
-              << "  attention " << fixed(work.attention_seconds * 1e3, 2) << " ms, " << fixed(attention_gflops, 1)
-              << " GFLOP/s  (scores, softmax, weights·V: " << fixed(work.attention_flops / 1e9, 3) << " GFLOP";
-    if (!weights) std::cout << "; tiles computed " << work.tiles_computed << ", skipped " << work.tiles_skipped;
-    std::cout << ")\n"
-              << "  peak RSS  " << fixed(rss_mb, 1) << " MB  (tensors held: " << fixed(tensor_mb, 1)
-              << " MB, parameters: " << fixed(parameter_mb, 1) << " MB)\n";
+              << (encoder ? ", F " + std::to_string(F) : std::string()) << " · "
+              << trn("{1} thread", "{1} threads", threads, {std::to_string(threads)}) << " · "
+              << (weights ? tr("weights kept") : tr("tiled")) << (options.causal ? " · " + tr("causal") : "") << " · "
+              << trn("{1} timed call", "{1} timed calls", static_cast<unsigned long>(repeat), {std::to_string(repeat)}) << " "
+              << trn("after {1} warm-up call", "after {1} warm-up calls", static_cast<unsigned long>(warmup), {std::to_string(warmup)})
+              << "\n"
+              << "  " << trf("machine   {1} · {2} · kernels {3}",
+                             {machine.cpu_model,
+                              trn("{1} physical core", "{1} physical cores", static_cast<unsigned long>(machine.physical_cores),
+                                  {std::to_string(machine.physical_cores)}) +
+                                  ", " +
+                                  trn("{1} CPU", "{1} CPUs", static_cast<unsigned long>(machine.logical_cpus),
+                                      {std::to_string(machine.logical_cpus)}),
+                              machine.kernels})
+              << "\n"
+              << "  " << trf("BLAS      {1}", {machine.blas}) << "\n"
+              << "  " << trf("sgemm     {1} GFLOP/s  (this run: 1024³ float32, one product per thread)", {fixed(sgemm, 1)})
+              << "\n"
+              << "  " << trf("min       {1} ms", {fixed(timing.min_ms, 2)}) << "\n"
+              << "  " << trf("median    {1} ms", {fixed(timing.median_ms, 2)}) << "\n"
+              << "  " << trf("GFLOP/s   {1}  ({2} GFLOP of matrix products in the fastest call)", {fixed(gflops, 1), fixed(flop / 1e9, 3)})
+              << "\n  "
+              // xgettext:no-c-format
+              << trf("attention {1} ms, {2} GFLOP/s = {3} % of sgemm  (scores, softmax, weights·V: {4} GFLOP",
+                     {fixed(work.attention_seconds * 1e3, 2), fixed(attention_gflops, 1), fixed(attention_share, 1),
+                      fixed(work.attention_flops / 1e9, 3)});
+    if (!weights) {
+        std::cout << "; " << trf("tiles computed {1}, skipped {2}", {std::to_string(work.tiles_computed), std::to_string(work.tiles_skipped)});
+    }
+    std::cout << ")\n  "
+              << trf("peak RSS  {1} MB  (tensors held: {2} MB, parameters: {3} MB)",
+                     {fixed(rss_mb, 1), fixed(tensor_mb, 1), fixed(parameter_mb, 1)})
+              << "\n";
     return exit_success;
 }
 

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "attn/error.hpp"
+#include "attn/printable.hpp"
 #include "cli/commands.hpp"
 #include "exercises/exercise_run.hpp"
 #include "exercises/report.hpp"
@@ -74,7 +75,7 @@ Round check_once(const exercises::Exercise& exercise, const std::string& student
     std::string shown = student_file;
     const std::string source = fs::path(tutor::source_directory()).lexically_normal().string() + "/";
     if (shown.rfind(source, 0) == 0) shown = shown.substr(source.size());
-    std::cout << paint(terminal, tutor::Style::dim, tutor::trf("building {1} …", {shown})) << std::endl;
+    std::cout << paint(terminal, tutor::Style::dim, tutor::trf("building {1} …", {printable_text(shown)})) << std::endl;
     const exercises::StudentBuild build =
         exercises::build_student_program({ATTN_BUILD_DIR, tutor::source_directory()}, exercise, student_file);
     if (build.status == exercises::StudentBuild::Status::compile_error) {
@@ -161,7 +162,7 @@ void record(const tutor::ExerciseInfo& info, const Round& round, const tutor::Te
 std::string student_file_of(const tutor::ExerciseInfo& info, const ExerciseOptions& options) {
     if (options.file.empty()) {
         if (tutor::ensure_student_file(info)) {
-            std::cout << tutor::trf("Created {1} from the stub: that is the file to edit.", {info.student_path}) << "\n";
+            std::cout << tutor::trf("Created {1} from the stub: that is the file to edit.", {printable_text(info.student_path)}) << "\n";
         }
         return fs::absolute(info.student_path).lexically_normal().string();
     }
@@ -182,8 +183,8 @@ int run_exercise(const GlobalOptions&, const ExerciseOptions& options) {
     info.hints_path = tutor::localized_file(info.hints_path);
     if (options.reset) {
         const std::string backup = tutor::reset_exercise(info);
-        if (!backup.empty()) std::cout << tutor::trf("Your file was saved as {1}", {backup}) << "\n";
-        std::cout << tutor::trf("Restored the stub: {1}", {info.student_path}) << "\n";
+        if (!backup.empty()) std::cout << tutor::trf("Your file was saved as {1}", {printable_text(backup)}) << "\n";
+        std::cout << tutor::trf("Restored the stub: {1}", {printable_text(info.student_path)}) << "\n";
         tutor::Progress progress = tutor::read_progress(tutor::progress_path());
         progress[info.number] = tutor::ExerciseProgress{};
         tutor::write_progress(tutor::progress_path(), progress);
@@ -213,7 +214,7 @@ int run_exercise(const GlobalOptions&, const ExerciseOptions& options) {
     // --watch: check again whenever the student's file changes, until Ctrl-C.
     std::error_code error;
     auto last = fs::last_write_time(student_file, error);
-    std::cout << paint(terminal, tutor::Style::dim, tutor::trf("watching {1} — Ctrl-C to stop", {student_file})) << std::endl;
+    std::cout << paint(terminal, tutor::Style::dim, tutor::trf("watching {1} — Ctrl-C to stop", {printable_text(student_file)})) << std::endl;
     while (true) {
         std::this_thread::sleep_for(std::chrono::milliseconds(500));
         const auto now = fs::last_write_time(student_file, error);
@@ -222,7 +223,7 @@ int run_exercise(const GlobalOptions&, const ExerciseOptions& options) {
         std::cout << "\n" << paint(terminal, tutor::Style::heading, "── " + tutor::tr("changed: checking again") + " ──") << "\n";
         round = check_once(exercise, student_file, options, terminal);
         record(info, round, terminal);
-        std::cout << paint(terminal, tutor::Style::dim, tutor::trf("watching {1} — Ctrl-C to stop", {student_file})) << std::endl;
+        std::cout << paint(terminal, tutor::Style::dim, tutor::trf("watching {1} — Ctrl-C to stop", {printable_text(student_file)})) << std::endl;
     }
 }
 
@@ -237,9 +238,10 @@ int run_progress(const GlobalOptions&, const ProgressOptions&) {
         const bool started = found != progress.end();
         passed += done;
         std::cout << "  " << (done ? paint(terminal, tutor::Style::good, "✓") : started ? paint(terminal, tutor::Style::bad, "✗") : "·")
-                  << " " << tutor::trf("exercise {1}", {std::to_string(exercise.number)}) << "  " << exercise.folder.substr(3) << "  "
+                  << " " << tutor::trf("exercise {1}", {std::to_string(exercise.number)}) << "  " << printable_text(exercise.folder.substr(3)) << "  "
                   << (done ? tutor::tr("passes")
-                           : started ? tutor::trf("not passing yet ({1} hints seen)", {std::to_string(found->second.hints_shown.size())})
+                           : started ? tutor::trn("not passing yet ({1} hint seen)", "not passing yet ({1} hints seen)",
+                                                  found->second.hints_shown.size(), {std::to_string(found->second.hints_shown.size())})
                                      : tutor::tr("not started"))
                   << "\n";
     }

@@ -18,8 +18,13 @@
 #include "attn/multi_head_attention.hpp"
 #include "attn/shape.hpp"
 #include "cli/commands.hpp"
+#include "tutor/language.hpp"
 
 namespace attn::cli {
+
+using tutor::tr;
+using tutor::trf;
+using tutor::trn;
 
 namespace {
 
@@ -37,11 +42,11 @@ void check_memory(const RunOptions& o) {
     if (bytes > limit) {
         char text[64];
         std::snprintf(text, sizeof text, "%.3g GiB", bytes / (1024.0 * 1024 * 1024));
-        throw InputError(std::string("run mha: --batch ") + std::to_string(o.batch) + " --seq " + std::to_string(o.seq) +
-                         " --d-model " + std::to_string(o.d_model) + " --heads " + std::to_string(o.heads) +
-                         " would need " + text +
-                         " of memory (the limit is 8 GiB: the (B, h, T, T) scores and weights, (D, D) weights and "
-                         "(B, T, D) intermediates); choose smaller sizes");
+        throw InputError(trf("run mha: --batch {1} --seq {2} --d-model {3} --heads {4} would need {5} of memory (the limit is "
+                             "8 GiB: the (B, h, T, T) scores and weights, (D, D) weights and (B, T, D) intermediates); "
+                             "choose smaller sizes",
+                             {std::to_string(o.batch), std::to_string(o.seq), std::to_string(o.d_model),
+                              std::to_string(o.heads), text}));
     }
 }
 
@@ -64,11 +69,12 @@ std::vector<std::size_t> shape_of(const Tensor& t) {
 
 int run_seed_example(const GlobalOptions&, const RunOptions& o) {
     if (o.example != "mha") {
-        throw InputError("unknown example '" + o.example + "'; attn run knows: mha (seed 000's multi-head attention)");
+        throw InputError(trf("unknown example '{1}'; attn run knows: mha (seed 000's multi-head attention)", {o.example}));
     }
     if (o.d_model % o.heads != 0) {
-        throw ShapeError("run mha: --d-model " + std::to_string(o.d_model) + " is not a multiple of --heads " +
-                         std::to_string(o.heads) + "; each head gets d_k = D / h features, so h must divide D");
+        throw ShapeError(trf("run mha: --d-model {1} is not a multiple of --heads {2}; each head gets d_k = D / h features, "
+                             "so h must divide D",
+                             {std::to_string(o.d_model), std::to_string(o.heads)}));
     }
     check_memory(o);
     const std::size_t B = o.batch, T = o.seq, D = o.d_model;
@@ -86,6 +92,7 @@ int run_seed_example(const GlobalOptions&, const RunOptions& o) {
         *b = Vector::from_shape({D});
         fill_uniform(*b, generator, -bound, bound);
     }
+    w.no_output_projection = true;  // seed 000's block: BERT's self-attention has no W_o
     AttentionOptions options;
     options.attention_mask = Matrix(xt::ones<double>({B, T}));
 
@@ -101,14 +108,18 @@ int run_seed_example(const GlobalOptions&, const RunOptions& o) {
         for (std::size_t s = 0; s < T; ++s) sum += r.weights.data()[row * T + s];
         worst = std::max(worst, std::abs(sum - 1.0));
     }
-    char sums[64];
-    std::snprintf(sums, sizeof sums, "every row sums to 1 (max |sum - 1| = %.1e)", worst);
+    char sums[32];
+    std::snprintf(sums, sizeof sums, "%.1e", worst);
 
-    std::cout << "attn run mha: seed 000's multi-head attention on seeded random inputs\n"
-              << "  B = " << B << ", T = S = " << T << ", D = " << D << ", h = " << o.heads << " heads of d_k = " << D / o.heads
-              << ", seed " << o.seed << "; no output projection, as in seed 000\n\n";
-    print_shape("x", shape_of(x), "query = key = value, uniform in [0, 1)");
-    print_shape("attention_mask", shape_of(*options.attention_mask), "all ones: every key attended");
+    std::cout << tr("attn run mha: seed 000's multi-head attention on seeded random inputs") << "\n  "
+              << trn("B = {1}, T = S = {2}, D = {3}, h = {4} head of d_k = {5}, seed {6}; no output projection, as in seed 000",
+                     "B = {1}, T = S = {2}, D = {3}, h = {4} heads of d_k = {5}, seed {6}; no output projection, as in seed 000",
+                     o.heads,
+                     {std::to_string(B), std::to_string(T), std::to_string(D), std::to_string(o.heads),
+                      std::to_string(D / o.heads), std::to_string(o.seed)})
+              << "\n\n";
+    print_shape("x", shape_of(x), tr("query = key = value, uniform in [0, 1)"));
+    print_shape("attention_mask", shape_of(*options.attention_mask), tr("all ones: every key attended"));
     print_shape("q", shape_of(r.q), "");
     print_shape("k", shape_of(r.k), "");
     print_shape("v", shape_of(r.v), "");
@@ -116,12 +127,12 @@ int run_seed_example(const GlobalOptions&, const RunOptions& o) {
     print_shape("k_heads", shape_of(r.k_heads), "");
     print_shape("v_heads", shape_of(r.v_heads), "");
     print_shape("scores", shape_of(r.scores), "q_heads k_headsᵀ / √d_k");
-    print_shape("attention", shape_of(r.weights), std::string("the weights, per head; ") + sums);
+    print_shape("attention", shape_of(r.weights), trf("the weights, per head; every row sums to 1 (max |sum - 1| = {1})", {sums}));
     print_shape("context_heads", shape_of(r.context_heads), "");
-    print_shape("output", shape_of(r.output), "merge_heads: the heads side by side");
-    char took[96];
-    std::snprintf(took, sizeof took, "\nmulti_head_attention took %.3f s (float64; drawing the inputs is not counted)\n", seconds);
-    std::cout << took;
+    print_shape("output", shape_of(r.output), tr("merge_heads: the heads side by side"));
+    char took[32];
+    std::snprintf(took, sizeof took, "%.3f", seconds);
+    std::cout << "\n" << trf("multi_head_attention took {1} s (float64; drawing the inputs is not counted)", {took}) << "\n";
     return exit_success;
 }
 

@@ -19,9 +19,14 @@
 #include "tutor/attention_page.hpp"
 #include "tutor/attention_view.hpp"
 #include "tutor/heatmap.hpp"
+#include "tutor/language.hpp"
 #include "tutor/terminal.hpp"
 
 namespace attn::cli {
+
+using tutor::tr;
+using tutor::trf;
+using tutor::trn;
 
 namespace {
 
@@ -46,8 +51,8 @@ std::string joined(const std::vector<std::string>& words) {
 
 LoadedAttention load_from_sentence(const AttentionSourceOptions& o) {
     if (o.d_model % o.heads != 0) {
-        throw ShapeError("--d-model " + std::to_string(o.d_model) + " is not a multiple of --heads " + std::to_string(o.heads) +
-                         "; each head gets d_k = D / h features, so h must divide D");
+        throw ShapeError(trf("--d-model {1} is not a multiple of --heads {2}; each head gets d_k = D / h features, so h must divide D",
+                             {std::to_string(o.d_model), std::to_string(o.heads)}));
     }
     LoadedAttention a;
     const std::vector<std::string> tokens = tutor::split_sentence(*o.sentence);
@@ -56,18 +61,20 @@ LoadedAttention load_from_sentence(const AttentionSourceOptions& o) {
     model.d_model = o.d_model;
     model.seed = o.seed;
     a.weights = tutor::sentence_attention(tokens, model);
-    a.weights_name = "the sentence's weights " + shape_of(a.weights) + " (B, h, T, S)";
+    a.weights_name = trf("the sentence's weights {1} (B, h, T, S)", {shape_of(a.weights)});
     a.first_sequence = tutor::select_sequence(a.weights, 0, a.weights_name);
-    tutor::label_with_tokens(a.first_sequence, a.weights_name, tokens, "the sentence");
+    tutor::label_with_tokens(a.first_sequence, a.weights_name, tokens, tr("the sentence"));
     a.title = joined(tokens);
     a.notes = {
-        "These weights are untrained. Each token's embedding is a random vector drawn from the token's own text "
-        "(the same word always gets the same vector), plus sinusoidal positions; W_q, W_k and W_v are random "
-        "numbers drawn with seed " + std::to_string(o.seed) + ". The picture shows how multi-head attention is "
-        "computed, not what a trained model has learned.",
-        std::to_string(o.heads) + (o.heads == 1 ? " head" : " heads") + ", d_model " + std::to_string(o.d_model) +
-            " (d_k = " + std::to_string(o.d_model / o.heads) + " per head), no output projection; " +
-            std::to_string(tokens.size()) + " tokens, split at spaces.",
+        trf("These weights are untrained. Each token's embedding is a random vector drawn from the token's own text "
+            "(the same word always gets the same vector), plus sinusoidal positions; W_q, W_k and W_v are random "
+            "numbers drawn with seed {1}. The picture shows how multi-head attention is computed, not what a trained "
+            "model has learned.",
+            {std::to_string(o.seed)}),
+        trn("{1} head, d_model {2} (d_k = {3} per head), no output projection;",
+            "{1} heads, d_model {2} (d_k = {3} per head), no output projection;", o.heads,
+            {std::to_string(o.heads), std::to_string(o.d_model), std::to_string(o.d_model / o.heads)}) +
+            " " + trn("{1} token, split at spaces.", "{1} tokens, split at spaces.", tokens.size(), {std::to_string(tokens.size())}),
     };
     return a;
 }
@@ -78,7 +85,7 @@ LoadedAttention load_from_file(const AttentionSourceOptions& o) {
     a.weights_name = printable_text(o.weights) + " " + shape_of(a.weights) + " " + tutor::weights_legend(a.weights.dimension());
     a.first_sequence = tutor::select_sequence(a.weights, 0, a.weights_name);
     if (!o.key_tokens.empty() && o.tokens.empty()) {
-        throw InputError("--key-tokens labels the keys; give the queries' tokens with --tokens too");
+        throw InputError(tr("--key-tokens labels the keys; give the queries' tokens with --tokens too"));
     }
     if (!o.tokens.empty()) {
         const std::vector<std::string> key_tokens = o.key_tokens.empty() ? std::vector<std::string>{} : tutor::read_tokens(o.key_tokens);
@@ -86,10 +93,11 @@ LoadedAttention load_from_file(const AttentionSourceOptions& o) {
                                  o.key_tokens);
     }
     a.title = printable_text(o.weights);
-    a.notes.push_back("Weights read from " + a.weights_name + ".");
-    a.notes.push_back(o.tokens.empty() ? "No token file was given: positions are numbered (--tokens FILE labels them, one token per line)."
-                                       : "Tokens from " + printable_text(o.tokens) +
-                                             (o.key_tokens.empty() ? "" : " (queries) and " + printable_text(o.key_tokens) + " (keys)") + ".");
+    a.notes.push_back(trf("Weights read from {1}.", {a.weights_name}));
+    a.notes.push_back(o.tokens.empty() ? tr("No token file was given: positions are numbered (--tokens FILE labels them, one token per line).")
+                      : o.key_tokens.empty()
+                          ? trf("Tokens from {1}.", {printable_text(o.tokens)})
+                          : trf("Tokens from {1} (queries) and {2} (keys).", {printable_text(o.tokens), printable_text(o.key_tokens)}));
     return a;
 }
 
@@ -107,7 +115,7 @@ bool same_file(const std::string& first, const std::string& second) {
 LoadedAttention load_attention(const AttentionSourceOptions& o) {
     if (o.sentence) return load_from_sentence(o);
     if (!o.weights.empty()) return load_from_file(o);
-    throw InputError("nothing to draw: give --sentence \"some words\" or --weights weights.npy (with --tokens tokens.txt)");
+    throw InputError(tr("nothing to draw: give --sentence \"some words\" or --weights weights.npy (with --tokens tokens.txt)"));
 }
 
 }  // namespace
@@ -121,16 +129,16 @@ int run_heatmap(const GlobalOptions&, const HeatmapOptions& options) {
     const std::size_t rank = grids.dimension();
     const bool single_sequence = rank > 2 && grids.shape()[0] == 1;
     if (rank == 4) {
-        axis_names = single_sequence ? std::vector<std::string>{"head"} : std::vector<std::string>{"batch", "head"};
+        axis_names = single_sequence ? std::vector<std::string>{tr("head")} : std::vector<std::string>{tr("batch"), tr("head")};
         if (single_sequence) grids.reshape({grids.shape()[1], grids.shape()[2], grids.shape()[3]});
     } else if (rank == 3) {
-        axis_names = {"batch"};
+        axis_names = {tr("batch")};
         if (single_sequence) grids.reshape({grids.shape()[1], grids.shape()[2]});
     }
     std::cout << tutor::paint(terminal, tutor::Style::heading, a.title) << "\n";
     // One line per note, unwrapped: a path or a shape such as (3, 2, 5, 5) must not be cut in two.
     for (const auto& note : a.notes) std::cout << note << "\n";
-    std::cout << tutor::paint(terminal, tutor::Style::dim, "rows: queries · columns: keys · each row sums to 1") << "\n\n";
+    std::cout << tutor::paint(terminal, tutor::Style::dim, tr("rows: queries · columns: keys · each row sums to 1")) << "\n\n";
     std::cout << tutor::render_heatmaps(terminal, grids, a.first_sequence.query_tokens, a.first_sequence.key_tokens,
                                         axis_names);
     return exit_success;
@@ -138,11 +146,11 @@ int run_heatmap(const GlobalOptions&, const HeatmapOptions& options) {
 
 int run_view(const GlobalOptions&, const ViewOptions& options) {
     if (options.html.empty() && options.svg.empty()) {
-        throw InputError("nothing to write: give --html out.html, --svg out.svg or both");
+        throw InputError(tr("nothing to write: give --html out.html, --svg out.svg or both"));
     }
     if (!options.html.empty() && !options.svg.empty() && same_file(options.html, options.svg)) {
-        throw InputError("--html " + printable_text(options.html) + " and --svg " + printable_text(options.svg) +
-                         " name the same file; give the page and the picture their own names");
+        throw InputError(trf("--html {1} and --svg {2} name the same file; give the page and the picture their own names",
+                             {printable_text(options.html), printable_text(options.svg)}));
     }
     const LoadedAttention a = load_attention(options.source);
     tutor::AttentionHeads heads = tutor::select_sequence(a.weights, options.item, a.weights_name);
@@ -150,26 +158,36 @@ int run_view(const GlobalOptions&, const ViewOptions& options) {
     heads.key_tokens = a.first_sequence.key_tokens;
     std::vector<std::string> notes = a.notes;
     if (a.weights.dimension() > 2 && a.weights.shape()[0] > 1) {
-        notes.push_back("This page shows sequence " + std::to_string(options.item) + " of the " +
-                        std::to_string(a.weights.shape()[0]) + " in the batch (--item chooses another).");
+        notes.push_back(trf("This page shows sequence {1} of the {2} in the batch (--item chooses another).",
+                            {std::to_string(options.item), std::to_string(a.weights.shape()[0])}));
     }
     std::vector<OutputFile> files;
     if (!options.html.empty()) {
-        files.push_back({options.html, tutor::render_attention_page(heads, tutor::PageText{a.title, notes}, options.head)});
+        files.push_back({options.html, tutor::render_attention_page(heads, tutor::PageText{a.title, notes}, options.head), "--html"});
     }
     if (!options.svg.empty()) {
-        files.push_back({options.svg, tutor::render_heatmap_svg(heads, options.head, a.title)});
+        files.push_back({options.svg, tutor::render_heatmap_svg(heads, options.head, a.title), "--svg"});
     }
-    write_files_atomically(files);
+    // Never written over what was read: `--html w.npy` with `--weights w.npy` would lose the weights.
+    std::vector<InputPath> inputs;
+    const AttentionSourceOptions& source = options.source;
+    for (const auto& [what, path] : {std::pair<std::string, std::string>{"--weights", source.weights},
+                                     {"--tokens", source.tokens}, {"--key-tokens", source.key_tokens}}) {
+        if (!path.empty()) inputs.push_back({what, path});
+    }
+    write_files_atomically(files, inputs);
     const std::size_t h = heads.weights.shape(0), T = heads.weights.shape(1), S = heads.weights.shape(2);
-    const std::string what = std::to_string(h) + (h == 1 ? " head" : " heads") + ", " + std::to_string(T) + " queries × " +
-                             std::to_string(S) + " keys";
+    const std::string queries_by_keys = trn("{1} query", "{1} queries", T, {std::to_string(T)}) + " × " +
+                                        trn("{1} key", "{1} keys", S, {std::to_string(S)});
     if (!options.html.empty()) {
-        std::cout << "wrote " << printable_text(options.html) << ": " << what << "; open it in a browser (it needs no network)\n";
+        std::cout << trn("wrote {1}: {2} head, {3}; open it in a browser (it needs no network)",
+                         "wrote {1}: {2} heads, {3}; open it in a browser (it needs no network)", h,
+                         {printable_text(options.html), std::to_string(h), queries_by_keys})
+                  << "\n";
     }
     if (!options.svg.empty()) {
-        std::cout << "wrote " << printable_text(options.svg) << ": the heatmap of head " << options.head << ", " << T << " queries × " << S
-                  << " keys\n";
+        std::cout << trf("wrote {1}: the heatmap of head {2}, {3}", {printable_text(options.svg), std::to_string(options.head), queries_by_keys})
+                  << "\n";
     }
     return exit_success;
 }

@@ -23,8 +23,14 @@ struct GlobalOptions {
     std::string language;     // --lang en|es; empty: ATTN_LANG, then the locale (tutor/language.hpp)
 };
 
-/// Chooses the language of the commands that speak (lesson, check, list, exercise, progress) and
-/// sets it for the process; a one-line note on stderr when its catalogue is missing.
+/// The language of the help, the option descriptions and the usage errors, set before the parser
+/// exists (so before --lang is parsed): --lang's value in argv when the tutor speaks it, else
+/// ATTN_LANG, else the locale — each skipped when it names an unknown language, whose error
+/// apply_language() reports after parsing, in the language chosen here.
+void speak_before_parsing(int argc, char** argv);
+
+/// Chooses the language of every command (--lang, ATTN_LANG, the locale) and sets it for the
+/// process; InputError for an unknown one; a one-line note on stderr when its catalogue is missing.
 void apply_language(const GlobalOptions& global);
 
 /// The lesson as its edition in the chosen language has it (README.es.md) when that exists, else
@@ -42,6 +48,7 @@ struct LessonOptions {
     std::optional<std::size_t> width, height;  // --width, --height: the screen's size in columns and rows
     std::optional<bool> light;                 // --light (true) or --dark (false); else detected
     std::string show = "heatmap";              // --show heatmap|tensor|both, for blocks marked heatmap
+    bool all_inputs = false;                   // --all-inputs: inputs seen before shown whole too
 };
 int run_lesson(const GlobalOptions& global, const LessonOptions& options);
 
@@ -56,12 +63,14 @@ struct ComputeOptions {
     std::string module;
     std::string in_dir;
     std::string out_dir;
-    int heads = 0;        // --heads h (mha); 0 = not given
+    int heads = 0;        // --heads h (mha, encoder-layer, encoder); 0 = not given
     bool causal = false;  // --causal (self-attention, mha)
     std::string causal_alignment;  // --causal-alignment top-left|bottom-right (with --causal)
     bool norm_first = false;    // --norm-first (encoder-layer)
-    std::optional<double> eps;  // --eps (encoder-layer)
-    std::string activation;     // --activation relu|gelu (encoder-layer)
+    std::optional<double> eps;  // --eps (encoder-layer, encoder)
+    std::optional<double> norm_eps;  // --norm-eps: the encoder's final norm (default: --eps)
+    std::string activation;     // --activation relu|gelu|gelu-tanh (encoder-layer, encoder)
+    bool no_output_projection = false;  // --no-output-projection (mha): no w_o, output = context
     std::string weights;        // --weights model.npz: a state_dict saved with numpy.savez
     bool seq_first = false;     // --seq-first: inputs and outputs (T, B, D), PyTorch's batch_first=False
 };

@@ -1,19 +1,16 @@
 #include "attn/error.hpp"
 #include "exercise_case.hpp"
+#include "tutor/language.hpp"
 
 namespace attn::exercises {
 
 Exercise exercise_definition(int number, const std::string& source) {
-    switch (number) {
-        case 1: return exercise01(source);
-        case 2: return exercise02(source);
-        case 3: return exercise03(source);
-        case 4: return exercise04(source);
-        case 5: return exercise05(source);
-        case 6: return exercise06(source);
-        case 7: return exercise07(source);
-        default: throw InputError("there is no exercise " + std::to_string(number) + "; the exercises are 1 to 7");
+    std::string known;
+    for (const ExerciseEntry& entry : exercise_entries()) {
+        if (entry.number == number) return entry.define(source);
+        known += (known.empty() ? "" : ", ") + std::to_string(entry.number);
     }
+    throw InputError(tutor::trf("there is no exercise {1}; the exercises are {2}", {std::to_string(number), known}));
 }
 
 }  // namespace attn::exercises

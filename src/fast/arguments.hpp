@@ -2,6 +2,10 @@
 // attn::fast::multi_head_attention and attn::fast::transformer_encoder_layer, made before anything
 // is computed so that the message names the argument at fault and its shape.
 //
+// Why through attn::check_shapes: the shapes are checked by the one letter-based checker the
+// lesson path uses (attn/shape.hpp), from legends that read like the shape comments below, so
+// the two paths refuse the same arguments with the same kind of message.
+//
 // Shapes: query (B, T, D) · key, value (B, S, D) · w_* (D, D) · b_* (D) · attention_mask (B, S) ·
 //         linear1_weight (F, D) · linear1_bias (F) · linear2_weight (D, F) · norm*_* (D)
 #pragma once
@@ -15,23 +19,17 @@
 
 namespace attn::fast::detail {
 
-/// ShapeError when a size of `tensor` is 0.
-void require_nonempty(const std::string& function, const std::string& name, const Tensor3& tensor);
+/// multi_head_attention's arguments: every shape (check_shapes), h ≥ 1 dividing D, the output
+/// projection's choice, the mask's values (0 or 1, the lesson path's rule), tile sizes ≥ 1, and
+/// sizes that BLAS's int arguments can hold.
+void check_attention_arguments(const std::string& function, const Tensor3& query, const Tensor3& key,
+                               const Tensor3& value, const AttentionParameters& parameters,
+                               const AttentionOptions& options);
 
-/// query, key and value against each other: B, D and S agree, no size is zero.
-void check_inputs(const std::string& function, const Tensor3& query, const Tensor3& key, const Tensor3& value);
-
-/// The attention parameters against D and h; w_o may be absent unless required.
-void check_attention_parameters(const std::string& function, const AttentionParameters& parameters, std::size_t D,
-                                std::size_t heads, bool require_output_projection);
-
-/// attention_mask (B, S) of 0 and 1 only (the lesson path's check and message), tile sizes ≥ 1,
-/// and sizes that BLAS's int arguments can hold.
-void check_attention_options(const std::string& function, const std::optional<Matrix>& attention_mask, std::size_t B,
-                             std::size_t S, const char* legend, std::size_t query_tile, std::size_t key_tile);
-
-/// The LayerNorm and feed-forward parameters against D, and layer_norm_eps > 0. Returns F.
-std::size_t check_encoder_parameters(const std::string& function, const EncoderLayerParameters& parameters,
-                                     std::size_t D, float layer_norm_eps);
+/// transformer_encoder_layer's arguments: the same for its self-attention (query = key = value =
+/// x, the mask (B, T), w_o required), the LayerNorm and feed-forward shapes, and eps > 0.
+/// Returns F.
+std::size_t check_encoder_arguments(const std::string& function, const Tensor3& x,
+                                    const EncoderLayerParameters& parameters, const EncoderLayerOptions& options);
 
 }  // namespace attn::fast::detail

@@ -95,11 +95,11 @@ void attention_with_weights(const HeadsShape& shape, const ProjectedInputs& in, 
     work.attention_flops += 4.0 * double(B) * double(h) * double(T) * double(S) * double(dk);
 }
 
-void project_and_attend(const std::string& function, const float* query, const float* key, const float* value,
-                        const HeadsShape& shape, const AttentionParameters& parameters,
-                        const std::optional<Matrix>& attention_mask, bool causal, std::size_t query_tile,
-                        std::size_t key_tile, float* weights, float* context, AttentionWorkspace& ws,
+void project_and_attend(const AttendArguments& args, float* weights, float* context, AttentionWorkspace& ws,
                         WorkerPool& pool, AttentionWork& work) {
+    const HeadsShape& shape = args.shape;
+    const AttentionParameters& parameters = args.parameters;
+    const std::string& function = args.function;
     const std::size_t B = shape.B, T = shape.T, S = shape.S, D = shape.D;
     // 1. The projections, each checked before anything reads it.
     auto start = std::chrono::steady_clock::now();
@@ -107,11 +107,11 @@ void project_and_attend(const std::string& function, const float* query, const f
     ws.k.resize(B * S * D);
     ws.v.resize(B * S * D);
     const std::string why = std::string("the projection x · Wᵀ + b in float32; ") + float32_overflow_advice;
-    project(query, B * T, D, parameters.w_q, data_or_null(parameters.b_q), ws.q.data(), pool);
+    project(args.query, B * T, D, parameters.w_q, data_or_null(parameters.b_q), ws.q.data(), pool);
     require_finite(function, "q", {B, T, D}, ws.q.data(), why, pool);
-    project(key, B * S, D, parameters.w_k, data_or_null(parameters.b_k), ws.k.data(), pool);
+    project(args.key, B * S, D, parameters.w_k, data_or_null(parameters.b_k), ws.k.data(), pool);
     require_finite(function, "k", {B, S, D}, ws.k.data(), why, pool);
-    project(value, B * S, D, parameters.w_v, data_or_null(parameters.b_v), ws.v.data(), pool);
+    project(args.value, B * S, D, parameters.w_v, data_or_null(parameters.b_v), ws.v.data(), pool);
     require_finite(function, "v", {B, S, D}, ws.v.data(), why, pool);
     work.projection_flops += 2.0 * double(B) * double(T + 2 * S) * double(D) * double(D);
     work.projection_seconds += seconds_since(start);
@@ -119,16 +119,16 @@ void project_and_attend(const std::string& function, const float* query, const f
     // 2. The heads. The padding mask as 1/0 floats: the softmax multiplies by it instead of branching.
     start = std::chrono::steady_clock::now();
     const float* keep = nullptr;
-    if (attention_mask) {
-        ws.keep.assign(attention_mask->begin(), attention_mask->end());
+    if (args.attention_mask) {
+        ws.keep.assign(args.attention_mask->begin(), args.attention_mask->end());
         keep = ws.keep.data();
     }
-    const ProjectedInputs in{ws.q.data(), ws.k.data(), ws.v.data(), keep, causal};
+    const ProjectedInputs in{ws.q.data(), ws.k.data(), ws.v.data(), keep, args.causal};
     FirstNonFinite bad;
     if (weights != nullptr) {
         attention_with_weights(shape, in, weights, context, pool, bad, work);
     } else {
-        tiled_attention(shape, in, query_tile, key_tile, context, ws.tiles, pool, bad, work);
+        tiled_attention(shape, in, args.query_tile, args.key_tile, context, ws.tiles, pool, bad, work);
     }
     bad.throw_if_found(function);
     work.attention_seconds += seconds_since(start);

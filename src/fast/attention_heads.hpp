@@ -55,15 +55,26 @@ void tiled_attention(const HeadsShape& shape, const ProjectedInputs& in, std::si
                      float* context, std::vector<float>& scratch, WorkerPool& pool, FirstNonFinite& bad,
                      AttentionWork& work);
 
+/// What project_and_attend reads: the inputs (row-major, D columns each) and their shape, the
+/// parameters, the padding mask (B, S) and the causal flag, and the tiles of the tiled form.
+struct AttendArguments {
+    const std::string& function;  // named in messages
+    const float* query;           // (B·T, D)
+    const float* key;             // (B·S, D)
+    const float* value;           // (B·S, D)
+    HeadsShape shape;
+    const AttentionParameters& parameters;
+    const std::optional<Matrix>& attention_mask;
+    bool causal;
+    std::size_t query_tile, key_tile;
+};
+
 /// Steps 1 and 2 of multi-head attention, shared by multi_head_attention and the encoder layer:
 /// q, k, v = the inputs' projections (each checked for NaN and ±∞ before it is used), then every
 /// head's attention — with its weights written to `weights` (B, h, T, S) when that is not null,
 /// else tiled — into `context` (B·T, D), which may be ws.q. Throws InputError naming the first
 /// non-finite value (q, k, v, scores, context_heads) in the lesson path's order.
-void project_and_attend(const std::string& function, const float* query, const float* key, const float* value,
-                        const HeadsShape& shape, const AttentionParameters& parameters,
-                        const std::optional<Matrix>& attention_mask, bool causal, std::size_t query_tile,
-                        std::size_t key_tile, float* weights, float* context, AttentionWorkspace& ws,
+void project_and_attend(const AttendArguments& args, float* weights, float* context, AttentionWorkspace& ws,
                         WorkerPool& pool, AttentionWork& work);
 
 /// The messages that name a bad score or context value of head `head` of batch item b.

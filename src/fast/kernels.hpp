@@ -5,11 +5,9 @@
 // vector width. They are branch-free (selects, no early exits) so that GCC vectorises them; the
 // target compiles with -fopenmp-simd (`#pragma omp simd` without OpenMP's runtime) and
 // -fno-trapping-math (without it GCC keeps the selects as branches and the loops stay scalar:
-// 5 ns instead of 1 ns per score). On x86-64 the loops are also compiled for x86-64-v3 (AVX2,
-// FMA) and the variant is picked at load time (ATTN_VECTOR_CLONES), so the binary stays portable
-// (no -march=native) and still uses the wide registers where they exist. The online softmax's
-// update (tiled_attention.cpp) is also compiled for x86-64-v4, AVX-512 (ATTN_WIDE_VECTOR_CLONES). ("arch=haswell" would not
-// do: it dispatches on the CPU model, and an AMD Zen gets the baseline.)
+// 5 ns instead of 1 ns per score). On x86-64 the row kernels are also compiled for AVX2 + FMA and
+// AVX-512, and the variant of the active instruction set is called (simd.hpp), so the binary
+// stays portable (no -march=native) and still uses the wide registers where they exist.
 //
 //   float e = attn::fast::detail::exp_of_nonpositive(-1.0f);   // 0.36787945 (within 2 ulps)
 #pragma once
@@ -19,18 +17,7 @@
 #include <cstring>
 
 #include "attn/feed_forward.hpp"  // attn::Activation
-
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
-#define ATTN_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#ifndef ATTN_FAST_NO_AVX512  // CMake's ATTN_FAST_AVX512=OFF
-#define ATTN_WIDE_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define ATTN_WIDE_VECTOR_CLONES ATTN_VECTOR_CLONES
-#endif
-#else
-#define ATTN_VECTOR_CLONES
-#define ATTN_WIDE_VECTOR_CLONES
-#endif
+#include "simd.hpp"
 
 namespace attn::fast::detail {
 
@@ -94,23 +81,47 @@ inline float erf_approx(float x) {
     return x < 0.0f ? -y : y;
 }
 
-/// How many of x[0, count) are NaN or ±∞ (vectorised).
-int count_non_finite(const float* x, std::size_t count);
+/// The row kernels of one instruction set:
+///   count_non_finite(x, count): how many of x[0, count) are NaN or ±∞.
+///   softmax_row(x, limit, columns, keep): softmax of one row of scores in place; columns s < limit
+///     whose keep[s] is 1 take part (keep == nullptr: all); the others — padding, and the causal
+///     mask's s ≥ limit — get weight 0. The scores are finite (checked before). A row with no key
+///     left is all zeros (the library's policy).
+///   residual_layer_norm_row(a, b, bias, gamma, beta, eps, out, D): out = LayerNorm(a + b + bias) ·
+///     gamma + beta over one row of D values; b and bias may be null. Biased variance, eps inside
+///     the square root (nn.LayerNorm).
+///   residual_row(a, b, bias, out, D): out = a + b + bias over one row (the pre-norm residual);
+///     bias may be null.
+///   bias_activation_row(x, bias, F, activation): x = activation(x + bias) over one row of F
+///     values; bias may be null. gelu is the exact x·Φ(x), gelu_tanh PyTorch's tanh form.
+struct ElementKernels {
+    int (*count_non_finite)(const float* x, std::size_t count);
+    void (*softmax_row)(float* x, std::size_t limit, std::size_t columns, const float* keep);
+    void (*residual_layer_norm_row)(const float* a, const float* b, const float* bias, const float* gamma,
+                                    const float* beta, float eps, float* out, std::size_t D);
+    void (*residual_row)(const float* a, const float* b, const float* bias, float* out, std::size_t D);
+    void (*bias_activation_row)(float* x, const float* bias, std::size_t F, Activation activation);
+};
 
-/// Softmax of one row of scores in place: columns s < limit whose keep[s] is 1 take part (keep ==
-/// nullptr: all); the others — padding, and the causal mask's s ≥ limit — get weight 0. The scores
-/// are finite (checked before). A row with no key left is all zeros (the library's policy).
-void softmax_row(float* x, std::size_t limit, std::size_t columns, const float* keep);
+/// The kernels compiled for `simd` (the baseline's where the build has no such variant).
+const ElementKernels& element_kernels(Simd simd = active_simd());
 
-/// out = LayerNorm(a + b + bias) · gamma + beta over one row of D values; b and bias may be null.
-/// Biased variance, eps inside the square root (nn.LayerNorm).
-void residual_layer_norm_row(const float* a, const float* b, const float* bias, const float* gamma,
-                             const float* beta, float eps, float* out, std::size_t D);
-
-/// out = a + b + bias over one row (the pre-norm residual); bias may be null.
-void residual_row(const float* a, const float* b, const float* bias, float* out, std::size_t D);
-
-/// x = activation(x + bias) over one row of F values; bias may be null. gelu is the exact x·Φ(x).
-void bias_activation_row(float* x, const float* bias, std::size_t F, Activation activation);
+// The kernels of the active instruction set, by name.
+inline int count_non_finite(const float* x, std::size_t count) {
+    return element_kernels().count_non_finite(x, count);
+}
+inline void softmax_row(float* x, std::size_t limit, std::size_t columns, const float* keep) {
+    element_kernels().softmax_row(x, limit, columns, keep);
+}
+inline void residual_layer_norm_row(const float* a, const float* b, const float* bias, const float* gamma,
+                                    const float* beta, float eps, float* out, std::size_t D) {
+    element_kernels().residual_layer_norm_row(a, b, bias, gamma, beta, eps, out, D);
+}
+inline void residual_row(const float* a, const float* b, const float* bias, float* out, std::size_t D) {
+    element_kernels().residual_row(a, b, bias, out, D);
+}
+inline void bias_activation_row(float* x, const float* bias, std::size_t F, Activation activation) {
+    element_kernels().bias_activation_row(x, bias, F, activation);
+}
 
 }  // namespace attn::fast::detail

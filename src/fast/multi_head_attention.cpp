@@ -6,12 +6,15 @@
 //   2. the attention of every (batch, head) block (attention_heads.hpp): weights kept, or tiled;
 //   3. output = context W_oᵀ + b_o: one sgemm split by rows (without W_o the context is the output).
 // Each step's result is checked for NaN and ±∞ before the next uses it, as the lesson path checks.
+#include <algorithm>
 #include <chrono>
 #include <string>
 
 #include "arguments.hpp"
 #include "attention_heads.hpp"
+#include "attn/error.hpp"
 #include "attn/fast/multi_head_attention.hpp"
+#include "attn/shape.hpp"
 #include "non_finite.hpp"
 #include "projection.hpp"
 #include "thread_pool.hpp"
@@ -27,18 +30,43 @@ double attention_flops(std::size_t B, std::size_t T, std::size_t S, std::size_t 
     return projections + scores + context + output;
 }
 
+AttentionParameters split_in_proj(const Matrix& in_proj_weight, const std::optional<Vector>& in_proj_bias) {
+    const std::size_t rows = in_proj_weight.shape(0), D = in_proj_weight.shape(1);
+    if (rows != 3 * D || D == 0) {
+        throw ShapeError("fast::split_in_proj: in_proj_weight " + shape_string(in_proj_weight.shape()) +
+                         " must be (3D, D): w_q, w_k and w_v stacked row-wise, as nn.MultiheadAttention stores them");
+    }
+    if (in_proj_bias && in_proj_bias->shape(0) != 3 * D) {
+        throw ShapeError("fast::split_in_proj: in_proj_bias " + shape_string(in_proj_bias->shape()) + " must be (3D) = (" +
+                         std::to_string(3 * D) + ") for in_proj_weight " + shape_string(in_proj_weight.shape()));
+    }
+    auto part_of = [&](std::size_t part) {
+        Matrix w = Matrix::from_shape({D, D});
+        std::copy_n(in_proj_weight.data() + part * D * D, D * D, w.data());
+        return w;
+    };
+    AttentionParameters p;
+    p.w_q = part_of(0), p.w_k = part_of(1), p.w_v = part_of(2);
+    if (in_proj_bias) {
+        std::optional<Vector>* biases[] = {&p.b_q, &p.b_k, &p.b_v};
+        for (std::size_t part = 0; part < 3; ++part) {
+            Vector b = Vector::from_shape({D});
+            std::copy_n(in_proj_bias->data() + part * D, D, b.data());
+            *biases[part] = std::move(b);
+        }
+    }
+    return p;
+}
+
 void multi_head_attention_into(const Tensor3& query, const Tensor3& key, const Tensor3& value,
                                const AttentionParameters& parameters, const AttentionOptions& options,
                                AttentionResult& result, AttentionWorkspace& workspace) {
     // Shapes: query (B, T, D) · key, value (B, S, D) · w_* (D, D) · b_* (D) · attention_mask (B, S)
     //         → output (B, T, D) · weights (B, h, T, S)
     const std::string function = "fast::multi_head_attention";
-    detail::check_inputs(function, query, key, value);
+    detail::check_attention_arguments(function, query, key, value, parameters, options);
     const std::size_t B = query.shape(0), T = query.shape(1), D = query.shape(2), S = key.shape(1);
     const std::size_t h = options.heads;
-    detail::check_attention_parameters(function, parameters, D, h, false);
-    detail::check_attention_options(function, options.attention_mask, B, S, "(B, S)", options.query_tile,
-                                    options.key_tile);
     const std::shared_ptr<detail::WorkerPool> pool = detail::shared_pool();
     result.work = AttentionWork{};
 
@@ -55,9 +83,10 @@ void multi_head_attention_into(const Tensor3& query, const Tensor3& key, const T
     }
     workspace.q.resize(B * T * D);
     if (context == nullptr) context = workspace.q.data();
-    detail::project_and_attend(function, query.data(), key.data(), value.data(), detail::HeadsShape{B, T, S, D, h},
-                               parameters, options.attention_mask, options.causal, options.query_tile,
-                               options.key_tile, weights, context, workspace, *pool, result.work);
+    const detail::AttendArguments attend{function,   query.data(),           key.data(),     value.data(),
+                                         {B, T, S, D, h}, parameters,         options.attention_mask,
+                                         options.causal,   options.query_tile, options.key_tile};
+    detail::project_and_attend(attend, weights, context, workspace, *pool, result.work);
 
     // 3. The output projection.
     const auto start = std::chrono::steady_clock::now();

@@ -5,12 +5,12 @@
 #include <string>
 
 #include "attn/error.hpp"
+#include "attn/fast/machine.hpp"
 #include "attn/fast/threads.hpp"
 
 #ifdef ATTN_HAVE_OPENBLAS
-// OpenBLAS's thread control; Debian's libopenblas0 provides both (CMake links it to attn_fast).
+// OpenBLAS's thread control; Debian's libopenblas0 provides it (CMake links it to attn_fast).
 extern "C" void openblas_set_num_threads(int);
-extern "C" int openblas_get_num_threads(void);
 #endif
 
 namespace attn::fast {
@@ -96,21 +96,16 @@ namespace {
 std::mutex pool_mutex;
 std::shared_ptr<WorkerPool> pool;  // guarded by pool_mutex
 
-// OpenBLAS's count as the process started (OPENBLAS_NUM_THREADS, else every core), read before the
-// first pool sets it to 1.
+// The default: one thread per physical core of those this process may run on (a second hardware
+// thread of a core shares its vector units, and the kernels keep those busy).
 int initial_threads() {
-#ifdef ATTN_HAVE_OPENBLAS
-    static const int count = std::max(1, openblas_get_num_threads());
-#else
-    static const int count = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-#endif
+    static const int count = physical_cores();
     return count;
 }
 
 // A new pool, and OpenBLAS on one thread from now on (attn/fast/threads.hpp: set when a pool is
 // created, never per call). Called with pool_mutex held.
 std::shared_ptr<WorkerPool> make_pool(int threads) {
-    initial_threads();
 #ifdef ATTN_HAVE_OPENBLAS
     openblas_set_num_threads(1);
 #endif

@@ -161,8 +161,8 @@ template <class Vector>
     }
 }
 
-// The variants. Each is an ordinary function with its own target, chosen once by tile_kernels()
-// (not an ifunc, as target_clones makes): so the sanitizer build runs them too.
+// The variants (simd.hpp). Each is an ordinary function with its own target, chosen at run time:
+// so the sanitizer build runs them too.
 void block_scores_baseline(const float* q, std::size_t ld, std::size_t rows, const float* packed, std::size_t panels,
                            std::size_t dk, float alpha, float* out, std::size_t stride) {
     scores<Vector8>(q, ld, rows, packed, panels, dk, alpha, out, stride);
@@ -173,55 +173,51 @@ void block_weighted_values_baseline(const float* p, std::size_t stride, std::siz
     weighted_values<Vector8>(p, stride, rows, columns, v, ld, dk, accumulator);
 }
 
-#if defined(__GNUC__) && defined(__x86_64__)
-#define ATTN_HAVE_X86_KERNELS 1
-__attribute__((target("avx2,fma"))) void block_scores_avx2(const float* q, std::size_t ld, std::size_t rows,
-                                                           const float* packed, std::size_t panels, std::size_t dk,
-                                                           float alpha, float* out, std::size_t stride) {
+#ifdef ATTN_HAVE_X86_VARIANTS
+ATTN_TARGET_AVX2 void block_scores_avx2(const float* q, std::size_t ld, std::size_t rows, const float* packed,
+                                        std::size_t panels, std::size_t dk, float alpha, float* out,
+                                        std::size_t stride) {
     scores<Vector8>(q, ld, rows, packed, panels, dk, alpha, out, stride);
 }
 
-__attribute__((target("avx2,fma"))) void block_weighted_values_avx2(const float* p, std::size_t stride,
-                                                                    std::size_t rows, std::size_t columns,
-                                                                    const float* v, std::size_t ld, std::size_t dk,
-                                                                    float* accumulator) {
+ATTN_TARGET_AVX2 void block_weighted_values_avx2(const float* p, std::size_t stride, std::size_t rows,
+                                                 std::size_t columns, const float* v, std::size_t ld, std::size_t dk,
+                                                 float* accumulator) {
     weighted_values<Vector8>(p, stride, rows, columns, v, ld, dk, accumulator);
 }
 
 // Where the CPU's units are 512 bits wide (AMD Zen 5, Intel's server cores) AVX-512 does twice the
 // work of AVX2 per instruction.
-__attribute__((target("avx512f,avx2,fma"))) void block_scores_avx512(const float* q, std::size_t ld, std::size_t rows,
-                                                                     const float* packed, std::size_t panels,
-                                                                     std::size_t dk, float alpha, float* out,
-                                                                     std::size_t stride) {
+ATTN_TARGET_AVX512 void block_scores_avx512(const float* q, std::size_t ld, std::size_t rows, const float* packed,
+                                            std::size_t panels, std::size_t dk, float alpha, float* out,
+                                            std::size_t stride) {
     scores<Vector16>(q, ld, rows, packed, panels, dk, alpha, out, stride);
 }
 
-__attribute__((target("avx512f,avx2,fma"))) void block_weighted_values_avx512(const float* p, std::size_t stride,
-                                                                              std::size_t rows, std::size_t columns,
-                                                                              const float* v, std::size_t ld,
-                                                                              std::size_t dk, float* accumulator) {
+ATTN_TARGET_AVX512 void block_weighted_values_avx512(const float* p, std::size_t stride, std::size_t rows,
+                                                     std::size_t columns, const float* v, std::size_t ld,
+                                                     std::size_t dk, float* accumulator) {
     weighted_values<Vector16>(p, stride, rows, columns, v, ld, dk, accumulator);
 }
 #endif
 
 }  // namespace
 
-std::vector<TileKernels> available_tile_kernels() {
-    std::vector<TileKernels> variants = {
-        {block_scores_baseline, block_weighted_values_baseline, 8, "baseline"}};
-#ifdef ATTN_HAVE_X86_KERNELS
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        variants.push_back({block_scores_avx2, block_weighted_values_avx2, 8, "AVX2 + FMA"});
-#ifndef ATTN_FAST_NO_AVX512  // CMake's ATTN_FAST_AVX512=OFF
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma"))
-        variants.push_back({block_scores_avx512, block_weighted_values_avx512, 16, "AVX-512"});
+TileKernels tile_kernels(Simd simd) {
+    switch (simd) {
+#ifdef ATTN_HAVE_X86_VARIANTS
+        case Simd::avx512: return {block_scores_avx512, block_weighted_values_avx512, 16, simd_name(simd)};
+        case Simd::avx2: return {block_scores_avx2, block_weighted_values_avx2, 8, simd_name(simd)};
 #endif
-#endif
-    return variants;
+        default: return {block_scores_baseline, block_weighted_values_baseline, 8, simd_name(Simd::baseline)};
+    }
 }
 
-TileKernels tile_kernels() { return available_tile_kernels().back(); }
+std::vector<TileKernels> available_tile_kernels() {
+    std::vector<TileKernels> variants;
+    for (const Simd simd : available_simd()) variants.push_back(tile_kernels(simd));
+    return variants;
+}
 
 void pack_key_panels(const float* keys, std::size_t columns, std::size_t dk, std::size_t ld, float* packed) {
     for (std::size_t first = 0; first < columns; first += panel_width) {

@@ -19,8 +19,8 @@
 //       a vector at a time, then one at a time.
 //
 // They are written once with GCC's vector extension, for a vector type of 8 or 16 floats, and
-// compiled for three targets: AVX-512 (16 floats), AVX2 + FMA and the baseline (8 floats);
-// tile_kernels() picks the widest the CPU has, once. On a CPU whose units are 512
+// compiled for three targets: AVX-512 (16 floats), AVX2 + FMA and the baseline (8 floats)
+// (simd.hpp); tile_kernels() gives the variant of the active instruction set. On a CPU whose units are 512
 // bits wide (AMD Zen 5, Intel's server cores) AVX-512 does twice the work per instruction. Each
 // score is a sum over i in increasing order, each context value a sum over the keys in increasing
 // order, in every variant, so a query's numbers do not depend on the block it falls in.
@@ -38,6 +38,8 @@
 
 #include <cstddef>
 #include <vector>
+
+#include "simd.hpp"
 
 namespace attn::fast::detail {
 
@@ -61,11 +63,10 @@ struct TileKernels {
     const char* name;           // "AVX-512", "AVX2 + FMA" or "baseline"
 };
 
-/// Every variant this CPU runs, the baseline first and the widest last (AVX-512 only when the
-/// build allows it: CMake's ATTN_FAST_AVX512). Tests run them all.
-std::vector<TileKernels> available_tile_kernels();
+/// The variant for `simd` (the baseline where the build has no such variant).
+TileKernels tile_kernels(Simd simd = active_simd());
 
-/// The widest of them: the one the tiled path uses.
-TileKernels tile_kernels();
+/// Every variant this CPU runs (available_simd()), the baseline first and the widest last.
+std::vector<TileKernels> available_tile_kernels();
 
 }  // namespace attn::fast::detail

@@ -92,9 +92,8 @@ inline std::size_t visible_keys(bool causal, const RowBlock& block, std::size_t 
 // Step 2 of the file comment for one row block, whose scores are in state.scores. Returns false,
 // touching nothing, when a score of the block (hidden or not: only a mask may hide a key) is not a
 // finite number.
-ATTN_WIDE_VECTOR_CLONES
-bool online_softmax_update(TileState& state, const RowBlock& block, std::size_t stride, std::size_t dk,
-                           const float* keep, bool causal) {
+[[gnu::always_inline]] inline bool online_softmax_update_body(TileState& state, const RowBlock& block, std::size_t stride,
+                                                                std::size_t dk, const float* keep, bool causal) {
     const float minus_infinity = -std::numeric_limits<float>::infinity();
     const float largest = std::numeric_limits<float>::max();
     const std::size_t columns = block.columns;
@@ -168,6 +167,36 @@ bool online_softmax_update(TileState& state, const RowBlock& block, std::size_t 
     return true;
 }
 
+// The update's variants (simd.hpp): the body above compiled for each target.
+using SoftmaxUpdate = bool (*)(TileState&, const RowBlock&, std::size_t, std::size_t, const float*, bool);
+
+bool online_softmax_update_baseline(TileState& state, const RowBlock& block, std::size_t stride, std::size_t dk,
+                                    const float* keep, bool causal) {
+    return online_softmax_update_body(state, block, stride, dk, keep, causal);
+}
+
+#ifdef ATTN_HAVE_X86_VARIANTS
+ATTN_TARGET_AVX2 bool online_softmax_update_avx2(TileState& state, const RowBlock& block, std::size_t stride,
+                                                 std::size_t dk, const float* keep, bool causal) {
+    return online_softmax_update_body(state, block, stride, dk, keep, causal);
+}
+
+ATTN_TARGET_AVX512 bool online_softmax_update_avx512(TileState& state, const RowBlock& block, std::size_t stride,
+                                                     std::size_t dk, const float* keep, bool causal) {
+    return online_softmax_update_body(state, block, stride, dk, keep, causal);
+}
+#endif
+
+SoftmaxUpdate online_softmax_update(Simd simd) {
+    switch (simd) {
+#ifdef ATTN_HAVE_X86_VARIANTS
+        case Simd::avx512: return online_softmax_update_avx512;
+        case Simd::avx2: return online_softmax_update_avx2;
+#endif
+        default: return online_softmax_update_baseline;
+    }
+}
+
 // The first score of a query tile that is not a finite number, in (query, key) order over the
 // scores the tile computes: its blocks of rows in order, each over every key tile it sees (an
 // earlier query may hold one further right than the block that failed). Scores are computed again
@@ -203,96 +232,132 @@ NonFiniteValue first_non_finite_score(const TileKernels& kernels, const HeadsSha
     return non_finite_score(shape, b, head, q0, 0, 0.0f);  // not reached: the update saw one
 }
 
+// What every task of one tiled_attention call shares: the inputs, the tiles, the kernels.
+struct TiledCall {
+    const HeadsShape& shape;
+    const ProjectedInputs& in;
+    std::size_t tq, tk;         // query and key tile sizes, at most T and S
+    std::size_t stride;         // a row of scores: whole panels of keys
+    std::size_t packed_tile;    // floats of one key tile's packed keys
+    float alpha;                // 1/√d_k
+    TileKernels kernels;        // of the active instruction set (simd.hpp)
+    SoftmaxUpdate update;
+};
+
+// Step 0, once per head and worker: the head's keys by panels, key tile by key tile, and its
+// values (S, d_k) contiguous.
+void pack_head(const TiledCall& call, std::size_t b, std::size_t head, TileState& state) {
+    const std::size_t S = call.shape.S, D = call.shape.D, dk = call.shape.head_width();
+    for (std::size_t k0 = 0; k0 < S; k0 += call.tk)
+        pack_key_panels(call.in.k + (b * S + k0) * D + head * dk, std::min(call.tk, S - k0), dk, D,
+                        state.keys + k0 / call.tk * call.packed_tile);
+    for (std::size_t s = 0; s < S; ++s)
+        std::memcpy(state.values + s * dk, call.in.v + (b * S + s) * D + head * dk, dk * sizeof(float));
+}
+
+// What one query tile computed: for the FLOP count and the tiles computed.
+struct QueryTileWork {
+    double flops = 0;
+    std::size_t tiles = 0;
+    bool finite = true;  // false: a score was not a finite number (offered to `bad`), nothing written
+};
+
+// Steps 1 to 3 of the file comment for the query tile [q0, q0 + rows) of (b, head): m, l and the
+// accumulator in state, over every key tile some query of it may see.
+QueryTileWork walk_key_tiles(const TiledCall& call, std::size_t b, std::size_t head, std::size_t q0, std::size_t rows,
+                             TileState& state, FirstNonFinite& bad) {
+    const std::size_t S = call.shape.S, D = call.shape.D, dk = call.shape.head_width();
+    const float* q = call.in.q + (b * call.shape.T + q0) * D + head * dk;  // (rows, d_k), leading dimension D
+    const float* keep = call.in.keep != nullptr ? call.in.keep + b * S : nullptr;
+    std::fill(state.running_max, state.running_max + rows, -std::numeric_limits<float>::infinity());
+    std::fill(state.running_sum, state.running_sum + rows, 0.0f);
+    std::fill(state.accumulator, state.accumulator + rows * dk, 0.0f);
+    // The keys some query of the tile may see: all, or with the causal mask keys 0 … q0 + rows − 1.
+    const std::size_t keys = call.in.causal ? std::min(S, q0 + rows) : S;
+    QueryTileWork work;
+    for (std::size_t k0 = 0; k0 < keys; k0 += call.tk) {
+        const std::size_t columns = std::min(call.tk, keys - k0);
+        const float* panels = state.keys + k0 / call.tk * call.packed_tile;
+        const float* keep_tile = keep != nullptr ? keep + k0 : nullptr;
+        // The tile's K and V stay in cache while every block of rows passes over them.
+        for (std::size_t first = 0; first < rows; first += block_rows) {
+            const RowBlock block = row_block(q0, first, std::min(block_rows, rows - first), k0, columns, call.in.causal);
+            if (block.columns == 0) continue;  // causal: the whole tile is in these rows' future
+            // 1. scores = Q_block K_tileᵀ / √d_k
+            call.kernels.scores(q + first * D, D, block.rows, panels, key_panels(block.columns), dk, call.alpha,
+                                state.scores, call.stride);
+            // 2. m, l, P and the rescaled accumulator
+            if (!call.update(state, block, call.stride, dk, keep_tile, call.in.causal)) {
+                bad.offer(first_non_finite_score(call.kernels, call.shape, call.in, b, head, q0, rows, call.tk,
+                                                 state.keys, call.packed_tile, call.alpha, state.scores, call.stride));
+                work.finite = false;
+                return work;
+            }
+            // 3. accumulator += P V_tile
+            call.kernels.weighted_values(state.scores, call.stride, block.rows, block.columns, state.values + k0 * dk,
+                                         dk, dk, state.accumulator + first * dk);
+            work.flops += 4.0 * double(block.rows) * double(block.columns) * double(dk);
+        }
+        ++work.tiles;
+    }
+    return work;
+}
+
+// The context rows = accumulator / l, once; written over Q's rows when context is q (see the
+// header). l = 0: no visible key at all, zeros (the library's policy).
+void write_context_rows(const TiledCall& call, std::size_t b, std::size_t head, std::size_t q0, std::size_t rows,
+                        const TileState& state, float* context) {
+    const std::size_t D = call.shape.D, dk = call.shape.head_width();
+    float* out = context + (b * call.shape.T + q0) * D + head * dk;
+    for (std::size_t r = 0; r < rows; ++r) {
+        const float l = state.running_sum[r];
+        const float inverse = l > 0.0f ? 1.0f / l : 0.0f;
+        const float* accumulator = state.accumulator + r * dk;
+        for (std::size_t i = 0; i < dk; ++i) out[r * D + i] = accumulator[i] * inverse;
+    }
+}
+
 }  // namespace
 
 void tiled_attention(const HeadsShape& shape, const ProjectedInputs& in, std::size_t query_tile, std::size_t key_tile,
                      float* context, std::vector<float>& scratch, WorkerPool& pool, FirstNonFinite& bad,
                      AttentionWork& work) {
-    const std::size_t B = shape.B, T = shape.T, S = shape.S, D = shape.D, h = shape.heads, dk = shape.head_width();
+    const std::size_t B = shape.B, T = shape.T, S = shape.S, h = shape.heads, dk = shape.head_width();
     const std::size_t tq = std::min(query_tile, T), tk = std::min(key_tile, S);
     const std::size_t query_tiles = (T + tq - 1) / tq, key_tiles = (S + tk - 1) / tk;
-    const std::size_t stride = key_panels(tk) * panel_width;  // a row of scores: whole panels
+    const std::size_t stride = key_panels(tk) * panel_width;
     const std::size_t packed_tile = key_panels(tk) * dk * panel_width;
+    // The kernels of the active instruction set (simd.hpp), for this whole call.
+    const Simd simd = active_simd();
+    const TiledCall call{shape, in, tq, tk, stride, packed_tile, 1.0f / std::sqrt(static_cast<float>(dk)),
+                         tile_kernels(simd), online_softmax_update(simd)};
     const std::size_t per_worker = TileState::floats(tq, stride, dk, key_tiles * packed_tile, S);
     scratch.resize(pool.size() * per_worker);
-    const float alpha = 1.0f / std::sqrt(static_cast<float>(dk));
-    static const TileKernels kernels = tile_kernels();
     // The (batch, head) whose keys and values each worker holds packed, B·h for none yet.
     std::vector<std::size_t> packed_head(pool.size(), B * h);
-
-    // Per task: FLOPs and tiles computed, summed after the run (no shared counters in the loop).
-    std::vector<double> task_flops(B * h * query_tiles, 0.0);
-    std::vector<std::size_t> task_tiles(B * h * query_tiles, 0);
+    // Per task: what it computed, summed after the run (no shared counters in the loop).
+    std::vector<QueryTileWork> task_work(B * h * query_tiles);
 
     // One task per (batch, head, query tile), head by head, so that a worker packs a head's keys
     // and values once for all its query tiles. Within a head, with the causal mask the last query
     // tiles cost the most, so they are handed out first and the cheap ones fill the gaps.
     pool.run(B * h * query_tiles, [&](std::size_t task, std::size_t worker) {
         const std::size_t pair = task / query_tiles, b = pair / h, head = pair % h;
-        const std::size_t query_tile_index = query_tiles - 1 - task % query_tiles;
-        const std::size_t q0 = query_tile_index * tq, rows = std::min(tq, T - q0);
-        const float* q = in.q + (b * T + q0) * D + head * dk;  // (rows, d_k), leading dimension D
+        const std::size_t q0 = (query_tiles - 1 - task % query_tiles) * tq, rows = std::min(tq, T - q0);
         TileState state(scratch.data() + worker * per_worker, tq, stride, dk, key_tiles * packed_tile);
-        // 0. The head's keys by panels, key tile by key tile, and its values (S, d_k) contiguous.
         if (packed_head[worker] != pair) {
-            for (std::size_t k0 = 0; k0 < S; k0 += tk)
-                pack_key_panels(in.k + (b * S + k0) * D + head * dk, std::min(tk, S - k0), dk, D,
-                                state.keys + k0 / tk * packed_tile);
-            for (std::size_t s = 0; s < S; ++s)
-                std::memcpy(state.values + s * dk, in.v + (b * S + s) * D + head * dk, dk * sizeof(float));
+            pack_head(call, b, head, state);
             packed_head[worker] = pair;
         }
-        const float* keep = in.keep != nullptr ? in.keep + b * S : nullptr;
-        std::fill(state.running_max, state.running_max + rows, -std::numeric_limits<float>::infinity());
-        std::fill(state.running_sum, state.running_sum + rows, 0.0f);
-        std::fill(state.accumulator, state.accumulator + rows * dk, 0.0f);
-
-        // The keys some query of the tile may see: all, or with the causal mask keys 0 … q0 + rows − 1.
-        const std::size_t keys = in.causal ? std::min(S, q0 + rows) : S;
-        double flops = 0;
-        std::size_t tiles = 0;
-        for (std::size_t k0 = 0; k0 < keys; k0 += tk) {
-            const std::size_t columns = std::min(tk, keys - k0);
-            const float* panels = state.keys + k0 / tk * packed_tile;
-            const float* keep_tile = keep != nullptr ? keep + k0 : nullptr;
-            // The tile's K and V stay in cache while every block of rows passes over them.
-            for (std::size_t first = 0; first < rows; first += block_rows) {
-                const RowBlock block =
-                    row_block(q0, first, std::min(block_rows, rows - first), k0, columns, in.causal);
-                if (block.columns == 0) continue;  // causal: the whole tile is in these rows' future
-                // 1. scores = Q_block K_tileᵀ / √d_k
-                kernels.scores(q + first * D, D, block.rows, panels, key_panels(block.columns), dk, alpha,
-                               state.scores, stride);
-                // 2. m, l, P and the rescaled accumulator
-                if (!online_softmax_update(state, block, stride, dk, keep_tile, in.causal)) {
-                    bad.offer(first_non_finite_score(kernels, shape, in, b, head, q0, rows, tk, state.keys,
-                                                     packed_tile, alpha, state.scores, stride));
-                    return;
-                }
-                // 3. accumulator += P V_tile
-                kernels.weighted_values(state.scores, stride, block.rows, block.columns, state.values + k0 * dk,
-                                        dk, dk, state.accumulator + first * dk);
-                flops += 4.0 * double(block.rows) * double(block.columns) * double(dk);
-            }
-            ++tiles;
-        }
-        task_flops[task] = flops;
-        task_tiles[task] = tiles;
-
-        // context rows = accumulator / l, once; written over Q's rows when context is q (see the header).
-        float* out = context + (b * T + q0) * D + head * dk;
-        for (std::size_t r = 0; r < rows; ++r) {
-            const float l = state.running_sum[r];
-            const float inverse = l > 0.0f ? 1.0f / l : 0.0f;
-            const float* accumulator = state.accumulator + r * dk;
-            for (std::size_t i = 0; i < dk; ++i) out[r * D + i] = accumulator[i] * inverse;
-        }
+        task_work[task] = walk_key_tiles(call, b, head, q0, rows, state, bad);
+        if (!task_work[task].finite) return;
+        write_context_rows(call, b, head, q0, rows, state, context);
         check_context_rows(shape, context, b, head, q0, rows, bad);
     });
     std::size_t computed = 0;
-    for (std::size_t task = 0; task < task_flops.size(); ++task) {
-        work.attention_flops += task_flops[task];
-        computed += task_tiles[task];
+    for (const QueryTileWork& done : task_work) {
+        work.attention_flops += done.flops;
+        computed += done.tiles;
     }
     work.tiles_computed += computed;
     work.tiles_skipped += B * h * query_tiles * key_tiles - computed;

@@ -20,6 +20,10 @@ EncoderLayerStep transformer_encoder_layer(const Tensor3& x, const EncoderLayerW
                      {"linear1_weight", w.linear1_weight, "F,D"}, {"linear1_bias", w.linear1_bias, "F"},
                      {"linear2_weight", w.linear2_weight, "D,F"}, {"linear2_bias", w.linear2_bias, "D"},
                      {"attention_mask", options.attention_mask, "B,T"}});
+    if (options.heads == 0) {
+        throw InputError(f + ": the number of heads is not set; give EncoderLayerOptions::heads (nn.TransformerEncoderLayer's "
+                         "nhead), e.g. EncoderLayerOptions options(8)");
+    }
     if (!(options.eps > 0.0)) throw InputError(f + ": eps must be a positive number, got " + std::to_string(options.eps));
     const auto norm1 = [&](const Tensor3& y) { return layer_norm(y, w.norm1_weight, w.norm1_bias, options.eps); };
     const auto norm2 = [&](const Tensor3& y) { return layer_norm(y, w.norm2_weight, w.norm2_bias, options.eps); };
@@ -60,10 +64,15 @@ EncoderLayerStep transformer_encoder_layer(const Tensor3& x, const EncoderLayerW
 
 Tensor3 transformer_encoder(const Tensor3& x, const std::vector<EncoderLayerWeights>& layers,
                             const EncoderLayerOptions& options,
-                            const std::optional<std::pair<Vector, Vector>>& final_norm) {
+                            const std::optional<std::pair<Vector, Vector>>& final_norm,
+                            std::optional<double> final_norm_eps) {
+    const double norm_eps = final_norm_eps.value_or(options.eps);
+    if (!(norm_eps > 0.0)) {
+        throw InputError("transformer_encoder: final_norm_eps must be a positive number, got " + std::to_string(norm_eps));
+    }
     Tensor3 y = x;
     for (const auto& layer : layers) y = transformer_encoder_layer(y, layer, options).output;
-    if (final_norm) y = layer_norm(y, final_norm->first, final_norm->second, options.eps);
+    if (final_norm) y = layer_norm(y, final_norm->first, final_norm->second, norm_eps);
     return y;
 }
 

@@ -1,6 +1,7 @@
 #include "attn/feed_forward.hpp"
 
 #include <cmath>
+#include <stdexcept>
 
 #include "attn/error.hpp"
 #include "attn/linear.hpp"
@@ -11,7 +12,9 @@ namespace attn {
 Activation parse_activation(const std::string& name) {
     if (name == "relu") return Activation::relu;
     if (name == "gelu") return Activation::gelu;
-    throw InputError("unknown activation '" + name + "'; expected relu or gelu");
+    if (name == "gelu-tanh") return Activation::gelu_tanh;
+    throw InputError("unknown activation '" + name + "'; expected relu, gelu (the exact erf form) or gelu-tanh "
+                     "(PyTorch's approximate=\"tanh\")");
 }
 
 Matrix relu(const Matrix& x) {
@@ -26,6 +29,22 @@ Matrix gelu(const Matrix& x) {
     return y;
 }
 
+Matrix gelu_tanh(const Matrix& x) {
+    const double k = std::sqrt(2.0 / 3.14159265358979323846);  // √(2/π)
+    Matrix y = x;
+    for (double& value : y) value = 0.5 * value * (1.0 + std::tanh(k * (value + 0.044715 * value * value * value)));
+    return y;
+}
+
+Matrix activate(const Matrix& x, Activation activation) {
+    switch (activation) {
+        case Activation::relu: return relu(x);
+        case Activation::gelu: return gelu(x);
+        case Activation::gelu_tanh: return gelu_tanh(x);
+    }
+    throw std::logic_error("activate: unknown Activation");
+}
+
 FeedForwardStep feed_forward(const Matrix& x, const Matrix& linear1_weight, const Vector& linear1_bias,
                              const Matrix& linear2_weight, const Vector& linear2_bias, Activation activation) {
     check_shapes("feed_forward", {{"x", x, "N,D"}, {"linear1_weight", linear1_weight, "F,D"}, {"linear1_bias", linear1_bias, "F"},
@@ -33,7 +52,7 @@ FeedForwardStep feed_forward(const Matrix& x, const Matrix& linear1_weight, cons
                  ZeroSizes::allowed);
     FeedForwardStep step;
     step.hidden_preactivation = linear(x, linear1_weight, linear1_bias, "linear1_weight");  // x W1ᵀ + b1   (N, F)
-    step.hidden = activation == Activation::relu ? relu(step.hidden_preactivation) : gelu(step.hidden_preactivation);
+    step.hidden = activate(step.hidden_preactivation, activation);
     step.output = linear(step.hidden, linear2_weight, linear2_bias, "linear2_weight");     // h W2ᵀ + b2   (N, D)
     return step;
 }

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -235,6 +236,48 @@ Placed place(const std::string& temporary, const std::string& target, int& error
     return Placed::not_yet;
 }
 
+// An exclusive lock on each folder for as long as the object lives; the folders are locked in
+// one order (their real paths, sorted), so two runs cannot each hold one and wait for the other.
+class FolderLocks {
+public:
+    explicit FolderLocks(std::vector<std::string> folders) {
+        for (auto& folder : folders) {
+            char* real = ::realpath(folder.c_str(), nullptr);
+            if (real != nullptr) folder = real;
+            std::free(real);
+        }
+        std::sort(folders.begin(), folders.end());
+        folders.erase(std::unique(folders.begin(), folders.end()), folders.end());
+        for (const auto& folder : folders) lock(folder);
+    }
+    ~FolderLocks() {
+        for (const int descriptor : held_) ::close(descriptor);  // closing releases the lock
+    }
+    FolderLocks(const FolderLocks&) = delete;
+    FolderLocks& operator=(const FolderLocks&) = delete;
+
+private:
+    // Waits while another run holds the folder: it holds it only for the time it takes to
+    // stage and move its own set.
+    void lock(const std::string& folder) {
+        const int descriptor = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (descriptor < 0) return;  // staging there fails next, with its own message
+        held_.push_back(descriptor);
+        while (::flock(descriptor, LOCK_EX) != 0 && errno == EINTR) {
+        }
+        // Any other failure: a file system without locks; the set is still written all or none.
+    }
+
+    std::vector<int> held_;
+};
+
+// The same file: one device, one inode (links and other spellings of a path count).
+bool same_file(const std::string& a, const std::string& b) {
+    struct stat first {}, second {};
+    return ::stat(a.c_str(), &first) == 0 && ::stat(b.c_str(), &second) == 0 && first.st_dev == second.st_dev &&
+           first.st_ino == second.st_ino;
+}
+
 void sync_folder(const std::string& folder) {
     Descriptor directory;
     directory.value = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -276,18 +319,28 @@ void prepare_output_folder(const std::string& folder) {
     if (fs::exists(folder, error) && !fs::is_directory(folder, error)) {
         throw InputError("cannot use the output folder " + shown + ": a file of that name is in the way");
     }
-    fs::create_directories(folder, error);
+    // The error of the call that failed (EROFS from mkdir on a read-only mount), never the
+    // "No such file or directory" of a later look.
+    std::error_code created;
+    fs::create_directories(folder, created);
     if (!fs::is_directory(folder, error)) {
         throw InputError("cannot create the output folder " + shown + ": " +
-                         (error ? error.message() : "a file of that name is in the way"));
+                         (created ? created.message() : "a file of that name is in the way"));
     }
 }
 
-void write_files_atomically(const std::vector<OutputFile>& files) {
+void write_files_atomically(const std::vector<OutputFile>& files, const std::vector<InputPath>& inputs) {
     // 1. Every target is checked before anything is written.
     std::vector<std::string> identities;  // the real folder + the file name: the same file twice?
     for (const auto& file : files) {
         const std::string shown = printable_text(file.path);
+        for (const auto& input : inputs) {
+            if (!same_file(file.path, input.path)) continue;
+            const std::string input_shown = printable_text(input.what.empty() ? input.path : input.what + " " + input.path);
+            throw InputError("cannot write " + printable_text(file.what.empty() ? file.path : file.what + " " + file.path) +
+                             ": it is the input " + input_shown +
+                             " (the same file); writing it would destroy the input, so nothing was written: give the output another name");
+        }
         const std::string folder = folder_of(file.path);
         struct stat status {};
         if (::stat(folder.c_str(), &status) != 0) {
@@ -315,7 +368,14 @@ void write_files_atomically(const std::vector<OutputFile>& files) {
         }
         identities.push_back(identity);
     }
-    for (const auto& file : files) remove_stale_staging_files(folder_of(file.path));
+    std::vector<std::string> folders;
+    for (const auto& file : files) {
+        const std::string folder = folder_of(file.path);
+        if (std::find(folders.begin(), folders.end(), folder) == folders.end()) folders.push_back(folder);
+    }
+    // Held until the set is in place: another run's set is staged and moved before or after.
+    const FolderLocks locks(folders);
+    for (const auto& folder : folders) remove_stale_staging_files(folder);
 
     // 2. Stage every file completely.
     std::vector<std::string> temporaries;
@@ -361,11 +421,6 @@ void write_files_atomically(const std::vector<OutputFile>& files) {
     }
     // The replaced files now live under the temporary names: remove them, then make it durable.
     remove_temporaries();
-    std::vector<std::string> folders;
-    for (const auto& file : files) {
-        const std::string folder = folder_of(file.path);
-        if (std::find(folders.begin(), folders.end(), folder) == folders.end()) folders.push_back(folder);
-    }
     for (const auto& folder : folders) sync_folder(folder);
 }
 

@@ -81,26 +81,43 @@ Tensor4 add_masks(Tensor4 scores, bool causal, CausalAlignment alignment, const 
 namespace {
 
 // `heads` blocks of (T, S) scores per batch item, back to back, plus the mask's block for each.
-void add_blocks(double* scores, std::size_t B, std::size_t heads, std::size_t T, std::size_t S, const Tensor3& mask) {
+// A finite score plus a finite mask value can overflow: to +∞ (one key would take a row's whole
+// weight, shared with any other such key) or to −∞ (a key hidden that the exact sum keeps). Only
+// a −∞ in a mask may hide a key, so an overflowing sum is an InputError, as every other overflow.
+void add_blocks(double* scores, const std::vector<std::size_t>& shape, std::size_t heads, const Tensor3& mask,
+                const std::string& function) {
+    const std::size_t B = shape[0], T = shape[shape.size() - 2], S = shape.back();
     const bool shared = mask.shape(0) == 1;
     for (std::size_t b = 0; b < B; ++b)
         for (std::size_t j = 0; j < heads; ++j) {
             const std::size_t block = b * heads + j;
             const double* added = mask.data() + (shared ? 0 : block) * T * S;
             double* row = scores + block * T * S;
-            for (std::size_t i = 0; i < T * S; ++i) row[i] += added[i];
+            for (std::size_t i = 0; i < T * S; ++i) {
+                const double score = row[i];
+                row[i] += added[i];
+                if (std::isfinite(row[i]) || !std::isfinite(score) || !std::isfinite(added[i])) continue;
+                std::ostringstream text;
+                text.precision(17);
+                text << function << ": scores" << index_string(block * T * S + i, shape) << " + the additive mask"
+                     << index_string((shared ? 0 : block) * T * S + i, {mask.shape().begin(), mask.shape().end()}) << " = "
+                     << score << " + " << added[i] << " overflows to " << (row[i] > 0 ? "+inf" : "-inf")
+                     << " in float64; only -inf in a mask may hide a key, and finite mask values this large change "
+                        "every weight of the row: scale the mask down (PyTorch's convention: 0 keeps a key, -inf hides it)";
+                throw InputError(text.str());
+            }
         }
 }
 
 }  // namespace
 
-Tensor3 add_additive_mask(Tensor3 scores, const Tensor3& additive_mask) {
-    add_blocks(scores.data(), scores.shape(0), 1, scores.shape(1), scores.shape(2), additive_mask);
+Tensor3 add_additive_mask(Tensor3 scores, const Tensor3& additive_mask, const std::string& function) {
+    add_blocks(scores.data(), {scores.shape().begin(), scores.shape().end()}, 1, additive_mask, function);
     return scores;
 }
 
-Tensor4 add_additive_mask(Tensor4 scores, const Tensor3& additive_mask) {
-    add_blocks(scores.data(), scores.shape(0), scores.shape(1), scores.shape(2), scores.shape(3), additive_mask);
+Tensor4 add_additive_mask(Tensor4 scores, const Tensor3& additive_mask, const std::string& function) {
+    add_blocks(scores.data(), {scores.shape().begin(), scores.shape().end()}, scores.shape(1), additive_mask, function);
     return scores;
 }
 

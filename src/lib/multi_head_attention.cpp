@@ -8,6 +8,8 @@
 
 #include <cmath>
 
+#include <xtensor/xbuilder.hpp>
+
 #include "attention_arguments.hpp"
 #include "attn/error.hpp"
 #include "attn/linear.hpp"
@@ -30,6 +32,10 @@ void check_heads(const std::string& function, std::size_t D, std::size_t heads, 
     }
 }
 
+void check_output_projection(const std::string& f, const MultiHeadAttentionWeights& w) {
+    require_output_projection_choice(f, w.no_output_projection, w.w_o.has_value(), w.b_o.has_value());
+}
+
 // Every rule of multi-head attention, checked before any arithmetic so that the message names the
 // argument at fault rather than the first product that fails.
 void check_arguments(const std::string& f, const Tensor3& query, const Tensor3& key, const Tensor3& value,
@@ -38,7 +44,7 @@ void check_arguments(const std::string& f, const Tensor3& query, const Tensor3& 
                      {"w_q", w.w_q, "D,D"}, {"w_k", w.w_k, "D,D"}, {"w_v", w.w_v, "D,D"},
                      {"b_q", w.b_q, "D"}, {"b_k", w.b_k, "D"}, {"b_v", w.b_v, "D"},
                      {"w_o", w.w_o, "D,D"}, {"b_o", w.b_o, "D"}, {"attention_mask", options.attention_mask, "B,S"}});
-    if (w.b_o && !w.w_o) throw InputError(f + ": b_o is given without w_o; the output projection needs its weight w_o (D, D)");
+    check_output_projection(f, w);
     check_heads(f, query.shape(2), heads, "query " + shape_string(query.shape()));
     detail::check_mask_and_scale(f, options.attention_mask, options.scale);
     if (options.additive_mask) {
@@ -49,7 +55,7 @@ void check_arguments(const std::string& f, const Tensor3& query, const Tensor3& 
 // The scores with every mask: causal and padding (−∞), then PyTorch's additive attn_mask.
 Tensor4 masked_scores(const Tensor4& scores, const AttentionOptions& options) {
     Tensor4 masked = add_masks(scores, options.causal, options.causal_alignment, options.attention_mask);
-    return options.additive_mask ? add_additive_mask(std::move(masked), *options.additive_mask) : masked;
+    return options.additive_mask ? add_additive_mask(std::move(masked), *options.additive_mask, "multi_head_attention") : masked;
 }
 
 // Head j's rows of a (1 or B·h, T, S) additive mask: (1 or B, T, S), for one head at a time.
@@ -100,7 +106,50 @@ Tensor3 merge_heads(const Tensor4& x) {
     return out;
 }
 
+// A forgotten out_proj.weight must not pass for seed 000's block without one.
+void require_output_projection_choice(const std::string& function, bool no_output_projection, bool has_w_o,
+                                      bool has_b_o) {
+    if (no_output_projection && (has_w_o || has_b_o)) {
+        throw InputError(function + ": no_output_projection is set and " + (has_w_o ? "w_o" : "b_o") +
+                         " is given; choose one: the output projection (w_o, b_o) or none");
+    }
+    if (!no_output_projection && !has_w_o) {
+        throw InputError(function + std::string(": w_o is missing") + (has_b_o ? " (b_o is given)" : "") +
+                         "; give the output projection's weight w_o (D, D) (PyTorch's out_proj.weight), or set "
+                         "no_output_projection = true for a block without one (seed 000)");
+    }
+}
+
+MultiHeadAttentionWeights split_in_proj(const Matrix& in_proj_weight, const std::optional<Vector>& in_proj_bias) {
+    const std::size_t rows = in_proj_weight.shape(0), D = in_proj_weight.shape(1);
+    if (rows != 3 * D || D == 0) {
+        throw ShapeError("split_in_proj: in_proj_weight " + shape_string(in_proj_weight.shape()) +
+                         " must be (3D, D): w_q, w_k and w_v stacked row-wise, as nn.MultiheadAttention stores them");
+    }
+    if (in_proj_bias && in_proj_bias->shape(0) != 3 * D) {
+        throw ShapeError("split_in_proj: in_proj_bias " + shape_string(in_proj_bias->shape()) + " must be (3D) = (" +
+                         std::to_string(3 * D) + ") for in_proj_weight " + shape_string(in_proj_weight.shape()));
+    }
+    auto rows_of_part = [&](std::size_t part) {
+        Matrix w = Matrix::from_shape({D, D});
+        for (std::size_t i = 0; i < D; ++i)
+            for (std::size_t j = 0; j < D; ++j) w(i, j) = in_proj_weight(part * D + i, j);
+        return w;
+    };
+    auto bias_of_part = [&](std::size_t part) {
+        Vector b = xt::zeros<double>({D});
+        if (in_proj_bias)
+            for (std::size_t i = 0; i < D; ++i) b(i) = (*in_proj_bias)(part * D + i);
+        return b;
+    };
+    MultiHeadAttentionWeights w;
+    w.w_q = rows_of_part(0), w.w_k = rows_of_part(1), w.w_v = rows_of_part(2);
+    w.b_q = bias_of_part(0), w.b_k = bias_of_part(1), w.b_v = bias_of_part(2);
+    return w;
+}
+
 Tensor3 output_projection(const Tensor3& context, const MultiHeadAttentionWeights& weights) {
+    check_output_projection("output_projection", weights);
     if (!weights.w_o) return context;
     return weights.b_o ? linear(context, *weights.w_o, *weights.b_o, "w_o") : linear(context, *weights.w_o, "w_o");
 }

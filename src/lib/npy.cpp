@@ -1,8 +1,9 @@
 #include "attn/npy.hpp"
 
+#include <cctype>
 #include <cstdint>
 #include <cstring>
-#include <sstream>
+#include <map>
 
 #include "attn/error.hpp"
 #include "attn/files.hpp"
@@ -42,35 +43,113 @@ constexpr std::size_t kMaxRank = 64;
 // Header text quoted in a message: control characters replaced, long headers cut.
 std::string quoted_text(const std::string& text) { return printable_excerpt(text, 200); }
 
-// The value that follows 'key': in the header dict, as raw text up to the next top-level comma.
-std::string header_value(const std::string& header, const std::string& key, const std::string& name) {
-    const std::string quoted[] = {"'" + key + "'", "\"" + key + "\""};
-    std::size_t at = std::string::npos;
-    for (const auto& q : quoted) {
-        at = header.find(q);
-        if (at != std::string::npos) {
-            at += q.size();
-            break;
+// The header as NumPy reads it: a Python dict literal (ast.literal_eval) with exactly the keys
+// 'descr', 'fortran_order' and 'shape'. A key given twice is an error: Python would keep the last
+// value, a reader that searches for the first would keep that one, and the two disagree.
+struct HeaderValue {
+    enum class Kind { text, word, tuple } kind = Kind::text;
+    std::string text;  // a string's characters, a word (True, False, a number), or a tuple with its parentheses
+};
+
+class HeaderParser {
+public:
+    HeaderParser(const std::string& header, const std::string& name) : header_(header), name_(name) {}
+
+    std::map<std::string, HeaderValue> parse() {
+        std::map<std::string, HeaderValue> entries;
+        skip_space();
+        expect('{');
+        for (;;) {
+            skip_space();
+            if (peek() == '}') break;
+            const std::string key = quoted();
+            skip_space();
+            expect(':');
+            skip_space();
+            HeaderValue value = this->value();
+            if (!entries.emplace(key, value).second) {
+                malformed("gives '" + quoted_text(key) + "' twice (NumPy would keep the last, a reader that stops at "
+                          "the first would not); save the file again with numpy.save");
+            }
+            skip_space();
+            if (peek() == ',') {
+                ++at_;
+                continue;
+            }
+            if (peek() != '}') not_a_dict("expected ',' or '}' after '" + quoted_text(key) + "'");
         }
+        ++at_;
+        skip_space();
+        if (at_ != header_.size()) not_a_dict("text follows the closing '}'");
+        for (const char* key : {"descr", "fortran_order", "shape"}) {
+            if (!entries.count(key)) malformed(std::string("has no '") + key + "' entry");
+        }
+        if (entries.size() != 3) {
+            for (const auto& [key, value] : entries) {
+                if (key != "descr" && key != "fortran_order" && key != "shape") {
+                    malformed("has an unknown key '" + quoted_text(key) + "' (NumPy allows only descr, fortran_order and shape)");
+                }
+            }
+        }
+        return entries;
     }
-    if (at == std::string::npos) fail(name, "the .npy header has no '" + key + "' entry: " + quoted_text(header));
-    at = header.find(':', at);
-    if (at == std::string::npos) fail(name, "the .npy header is malformed near '" + key + "': " + quoted_text(header));
-    ++at;
-    while (at < header.size() && header[at] == ' ') ++at;
-    std::size_t end = at;
-    int depth = 0;
-    while (end < header.size()) {
-        const char c = header[end];
-        if (c == '(') ++depth;
-        if (c == ')') --depth;
-        if ((c == ',' || c == '}') && depth == 0) break;
-        ++end;
+
+private:
+    char peek() const { return at_ < header_.size() ? header_[at_] : '\0'; }
+    void skip_space() {
+        while (at_ < header_.size() && (header_[at_] == ' ' || header_[at_] == '\t' || header_[at_] == '\n' || header_[at_] == '\r')) ++at_;
     }
-    std::string value = header.substr(at, end - at);
-    while (!value.empty() && value.back() == ' ') value.pop_back();
-    return value;
-}
+    // "the .npy header WHY: {…}", the header quoted without its padding.
+    [[noreturn]] void malformed(const std::string& why) const {
+        const std::size_t end = header_.find_last_not_of(" \t\n\r");
+        fail(name_, "the .npy header " + why + ": " + quoted_text(header_.substr(0, end == std::string::npos ? 0 : end + 1)));
+    }
+    [[noreturn]] void not_a_dict(const std::string& why) const { malformed("is not a Python dict literal (" + why + ")"); }
+    void expect(char wanted) {
+        if (peek() != wanted) not_a_dict(std::string("expected '") + wanted + "'");
+        ++at_;
+    }
+    // 'text' or "text", without escapes (NumPy writes none).
+    std::string quoted() {
+        const char quote = peek();
+        if (quote != '\'' && quote != '"') not_a_dict("expected a quoted key");
+        const std::size_t close = header_.find(quote, at_ + 1);
+        if (close == std::string::npos) not_a_dict("a string is not closed");
+        std::string text = header_.substr(at_ + 1, close - at_ - 1);
+        if (text.find('\\') != std::string::npos || text.find('\n') != std::string::npos) not_a_dict("a string holds an escape or a line break");
+        at_ = close + 1;
+        return text;
+    }
+    HeaderValue value() {
+        HeaderValue value;
+        const char c = peek();
+        if (c == '\'' || c == '"') {
+            value.text = quoted();
+        } else if (c == '(') {
+            const std::size_t close = header_.find(')', at_);
+            if (close == std::string::npos) not_a_dict("a tuple is not closed");
+            value.kind = HeaderValue::Kind::tuple;
+            value.text = header_.substr(at_, close - at_ + 1);
+            if (value.text.find_first_of("([{", 1) != std::string::npos) not_a_dict("a tuple holds a nested one");
+            at_ = close + 1;
+        } else {
+            const std::size_t begin = at_;
+            // A name (True, False, None) or a number: the checks of each key say what they expected.
+            while (at_ < header_.size() && (std::isalnum(static_cast<unsigned char>(header_[at_])) ||
+                                            std::string("_.+-").find(header_[at_]) != std::string::npos)) {
+                ++at_;
+            }
+            if (at_ == begin) not_a_dict("a value is not a string, a tuple, a name or a number");
+            value.kind = HeaderValue::Kind::word;
+            value.text = header_.substr(begin, at_ - begin);
+        }
+        return value;
+    }
+
+    const std::string& header_;
+    const std::string& name_;
+    std::size_t at_ = 0;
+};
 
 std::string describe_descr(const std::string& descr) {
     // Human names for the dtypes people most often save by accident.
@@ -87,19 +166,31 @@ std::string describe_descr(const std::string& descr) {
 }
 
 std::vector<std::size_t> parse_shape(const std::string& text, const std::string& name) {
-    if (text.size() < 2 || text.front() != '(' || text.back() != ')') {
-        fail(name, "the .npy header's shape is not a tuple: " + quoted_text(text));
-    }
+    // A tuple as Python writes it: "()", "(3,)", "(2, 3)"; "(3)" is the number 3, not a tuple.
     std::vector<std::size_t> shape;
-    std::string inner = text.substr(1, text.size() - 2);
-    std::stringstream stream(inner);
-    std::string item;
-    while (std::getline(stream, item, ',')) {
-        std::size_t first = item.find_first_not_of(" L");
-        if (first == std::string::npos) continue;  // the empty item after "(3,"
-        std::size_t last = item.find_last_not_of(" L");
-        item = item.substr(first, last - first + 1);
-        if (item.find_first_not_of("0123456789") != std::string::npos || item.size() > 15) {
+    const std::string inner = text.substr(1, text.size() - 2);
+    std::vector<std::string> items;
+    std::size_t from = 0;
+    for (;;) {
+        const std::size_t comma = inner.find(',', from);
+        items.push_back(inner.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+        if (comma == std::string::npos) break;
+        from = comma + 1;
+    }
+    auto trimmed = [](const std::string& item) {
+        const std::size_t first = item.find_first_not_of(" \t\n");
+        if (first == std::string::npos) return std::string();
+        return item.substr(first, item.find_last_not_of(" \t\n") - first + 1);
+    };
+    const bool empty_tuple = items.size() == 1 && trimmed(items[0]).empty();
+    if (!empty_tuple && items.size() == 1) {
+        fail(name, "the .npy header's shape is not a tuple (a one-axis shape is written (3,)): " + quoted_text(text));
+    }
+    if (!empty_tuple && trimmed(items.back()).empty()) items.pop_back();  // the comma after the last item
+    for (std::string item : empty_tuple ? std::vector<std::string>{} : items) {
+        item = trimmed(item);
+        if (!item.empty() && item.back() == 'L') item.pop_back();  // Python 2's long integers
+        if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos || item.size() > 15) {
             fail(name, "the .npy header's shape has a bad dimension '" + quoted_text(item) + "': " + quoted_text(text));
         }
         shape.push_back(std::stoull(item));
@@ -175,9 +266,13 @@ NpyHeader parse_header(const std::string& bytes, const std::string& name, NpyAcc
     if (bytes.size() < end) fail(name, "truncated .npy file: it ends inside the header");
     const std::string header = bytes.substr(header_start, end - header_start);
 
+    const auto entries = HeaderParser(header, name).parse();
     NpyHeader parsed;
-    std::string descr = header_value(header, "descr", name);
-    if (descr.size() >= 2 && (descr.front() == '\'' || descr.front() == '"')) descr = descr.substr(1, descr.size() - 2);
+    const HeaderValue& descr_value = entries.at("descr");
+    if (descr_value.kind != HeaderValue::Kind::text) {
+        fail(name, "dtype " + quoted_text(descr_value.text) + " is not supported (a structured or unknown dtype); expected float32 or float64");
+    }
+    const std::string& descr = descr_value.text;
     if (accept == NpyAccept::floats_bools_integers && parse_mask_descr(descr, parsed)) {
         // a mask's bool or integer values; item_size set
     } else if (descr == "<f4" || descr == "=f4") {
@@ -193,13 +288,15 @@ NpyHeader parse_header(const std::string& bytes, const std::string& name, NpyAcc
                                                                    : std::string()) +
                        " (in PyTorch: t.float(); in NumPy: a.astype(numpy.float32))");
     }
-    const std::string fortran = header_value(header, "fortran_order", name);
-    if (fortran == "True") {
+    const HeaderValue& fortran = entries.at("fortran_order");
+    if (fortran.kind == HeaderValue::Kind::word && fortran.text == "True") {
         fail(name, "the array is stored in Fortran (column-major) order; save numpy.ascontiguousarray(a) instead");
-    } else if (fortran != "False") {
-        fail(name, "the .npy header's fortran_order is neither True nor False: " + quoted_text(fortran));
+    } else if (fortran.kind != HeaderValue::Kind::word || fortran.text != "False") {
+        fail(name, "the .npy header's fortran_order is neither True nor False: " + quoted_text(fortran.text));
     }
-    parsed.shape = parse_shape(header_value(header, "shape", name), name);
+    const HeaderValue& shape = entries.at("shape");
+    if (shape.kind != HeaderValue::Kind::tuple) fail(name, "the .npy header's shape is not a tuple: " + quoted_text(shape.text));
+    parsed.shape = parse_shape(shape.text, name);
     // Overflow-safe, and refused before anything is allocated (a zero axis does not hide huge ones).
     parsed.count = checked_value_count(parsed.shape, printable_text(name));
     parsed.data_start = end;

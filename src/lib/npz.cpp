@@ -4,6 +4,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -187,24 +188,73 @@ std::string key_of(const std::string& member) {
 
 }  // namespace
 
+namespace {
+
+// Where a member's data lies in the archive, from its local header to the end of its data.
+struct Span {
+    std::uint64_t begin = 0, data = 0, end = 0;
+};
+
+// Refuses what must not reach the inflater: a member named with a folder (numpy.savez writes bare
+// names; "model/w_o.npy" or "../w_o.npy" is never guessed to be w_o), a member too large, members
+// that together inflate past the limit, and entries whose data overlap (one compressed member
+// listed many times would inflate many times).
+std::vector<Span> check_entries(const Reader& r, const std::vector<Entry>& entries) {
+    std::vector<Span> spans;
+    std::uint64_t total = 0;
+    for (const Entry& entry : entries) {
+        if (entry.name.find_first_of("/\\") != std::string::npos) {
+            const std::size_t slash = entry.name.find_last_of("/\\");
+            fail(r.archive, entry.name, "the member's name has a folder in it; numpy.savez writes bare names such as '" +
+                                            printable_text(entry.name.substr(slash + 1)) +
+                                            "', and a member is never guessed from its path: rename it");
+        }
+        if (entry.uncompressed > max_member_bytes) {
+            fail(r.archive, entry.name, "the member claims " + std::to_string(entry.uncompressed) +
+                                            " bytes, more than the largest tensor read (" + std::to_string(max_member_bytes) + ")");
+        }
+        total += entry.uncompressed;
+        if (total > max_npz_inflated_bytes) {
+            fail(r.archive, "", "the members together claim more than " + std::to_string(max_npz_inflated_bytes) +
+                                    " bytes once inflated (the limit for a whole archive); refused before inflating any");
+        }
+        if (r.u(entry.local_offset, 4, entry.name) != local_header_signature) fail(r.archive, entry.name, "a broken zip local header");
+        Span span;
+        span.begin = entry.local_offset;
+        span.data = entry.local_offset + 30 + r.u(entry.local_offset + 26, 2, entry.name) + r.u(entry.local_offset + 28, 2, entry.name);
+        if (span.data > r.bytes.size() || entry.compressed > r.bytes.size() - span.data) {
+            fail(r.archive, entry.name, "truncated .npz archive: the member's data runs past the end of the file");
+        }
+        span.end = span.data + entry.compressed;
+        spans.push_back(span);
+    }
+    std::vector<std::size_t> order(spans.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return spans[a].begin < spans[b].begin; });
+    for (std::size_t i = 1; i < order.size(); ++i) {
+        const Span &before = spans[order[i - 1]], &after = spans[order[i]];
+        if (after.begin < before.end) {
+            fail(r.archive, "", "the zip entries of members " + printable_text(entries[order[i - 1]].name) + " and " +
+                                    printable_text(entries[order[i]].name) +
+                                    " overlap in the file (one member's data listed twice); refused (a zip bomb, or a corrupt archive)");
+        }
+    }
+    return spans;
+}
+
+}  // namespace
+
 std::vector<NpzMember> parse_npz(const std::string& bytes, const std::string& name,
                                  NpyAccept (*accept_for)(const std::string& key)) {
     const Reader r{bytes, name};
+    const std::vector<Entry> entries = central_directory(r);
+    const std::vector<Span> spans = check_entries(r, entries);
     std::vector<NpzMember> members;
-    for (const Entry& entry : central_directory(r)) {
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const Entry& entry = entries[i];
         const std::string key = key_of(entry.name);
         const NpyAccept accept = accept_for ? accept_for(key) : NpyAccept::floats;
-        if (entry.uncompressed > max_member_bytes) {
-            fail(name, entry.name, "the member claims " + std::to_string(entry.uncompressed) +
-                                       " bytes, more than the largest tensor read (" + std::to_string(max_member_bytes) + ")");
-        }
-        if (r.u(entry.local_offset, 4, entry.name) != local_header_signature) fail(name, entry.name, "a broken zip local header");
-        const std::uint64_t start =
-            entry.local_offset + 30 + r.u(entry.local_offset + 26, 2, entry.name) + r.u(entry.local_offset + 28, 2, entry.name);
-        if (start > bytes.size() || entry.compressed > bytes.size() - start) {
-            fail(name, entry.name, "truncated .npz archive: the member's data runs past the end of the file");
-        }
-        const char* data = bytes.data() + start;
+        const char* data = bytes.data() + spans[i].data;
         std::string member;
         if (entry.method == stored) {
             if (entry.compressed != entry.uncompressed) fail(name, entry.name, "a stored member whose two sizes differ");

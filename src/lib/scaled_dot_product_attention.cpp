@@ -29,7 +29,7 @@ ScaledDotProductAttentionResult scaled_dot_product_attention(const Tensor3& Q, c
     r.scores = scale * matmul_transposed(Q, K);                    // Q Kᵀ / √d_k        (B, T, S)
     detail::require_finite_scores(f, r.scores, "Q", "K");          // only M may put −∞ in the scores
     r.masked_scores = add_masks(r.scores, options.causal, options.causal_alignment, options.attention_mask);  // + M
-    if (options.additive_mask) r.masked_scores = add_additive_mask(r.masked_scores, *options.additive_mask);
+    if (options.additive_mask) r.masked_scores = add_additive_mask(r.masked_scores, *options.additive_mask, f);
     r.weights = softmax_last_axis(r.masked_scores);                // softmax over the keys S
     r.output = matmul(r.weights, V);                               // weights V          (B, T, d_v)
     detail::require_finite(f, "output", r.output, std::string("the weighted sum of the rows of V; ") + detail::overflow_advice);

@@ -7,6 +7,7 @@
 #include "tutor/attention_picture.hpp"
 #include "tutor/embedded_assets.hpp"
 #include "tutor/heatmap.hpp"
+#include "tutor/language.hpp"
 #include "tutor/terminal.hpp"
 
 namespace attn::tutor {
@@ -91,6 +92,20 @@ std::string weights_json(const Tensor3& weights) {
     return out + "]";
 }
 
+// The words the page's script writes, in the tutor's language: templates whose {1}, {2} … it fills
+// (the head, a token …), with the page's fixed sizes already in place.
+std::string page_words_json(const AttentionHeads& heads) {
+    const std::size_t h = heads.weights.shape(0), T = heads.weights.shape(1), S = heads.weights.shape(2);
+    const std::string sizes = trn("{1} query", "{1} queries", T, {std::to_string(T)}) + " \u00d7 " +
+                              trn("{1} key", "{1} keys", S, {std::to_string(S)});
+    return "{\"head\":" + json_string(tr("head {1}")) +
+           ",\"status\":" + json_string(trf("head {1} of {2} \u00b7 {3} \u00b7 hover over a token (click to keep it)",
+                                           {"{1}", std::to_string(h), sizes})) +
+           ",\"queryFocus\":" + json_string(tr("query \u201c{1}\u201d: its weights over the keys (they sum to 1)")) +
+           ",\"keyFocus\":" + json_string(tr("key \u201c{1}\u201d: the weight each query gives it")) +
+           ",\"cell\":" + json_string(tr("head {1} \u00b7 query {2} \u201c{3}\u201d \u2192 key {4} \u201c{5}\u201d: {6}")) + "}";
+}
+
 std::string render_attention_page(const AttentionHeads& heads, const PageText& text, std::size_t selected_head) {
     check_drawable(heads, selected_head, " (--head)");
     // A long sentence would fill the first screen; its tokens are all in the head view anyway.
@@ -101,37 +116,42 @@ std::string render_attention_page(const AttentionHeads& heads, const PageText& t
         return out + "]";
     };
     std::string html =
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<!DOCTYPE html>\n<html lang=\"" + current_language() + "\">\n<head>\n<meta charset=\"utf-8\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         // Nothing may be fetched: the page works offline because it never asks for anything.
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
         "script-src 'unsafe-inline'; img-src data:\">\n"
-        "<title>Attention: " + html_escape(heading) + "</title>\n<style>\n" + page_style() + "</style>\n</head>\n<body>\n"
+        "<title>" + html_escape(trf("Attention: {1}", {heading})) + "</title>\n<style>\n" + page_style() + "</style>\n</head>\n<body>\n"
         "<h1>" + html_escape(heading) + "</h1>\n";
     if (!text.notes.empty()) {
         html += "<div class=\"notes\">\n";
         for (const auto& note : text.notes) html += "<p>" + html_escape(note) + "</p>\n";
         html += "</div>\n";
     }
-    html +=
-        "<noscript><p><strong>This page draws its pictures with JavaScript: allow scripts for this file.</strong></p></noscript>\n"
-        "<h2>Head view</h2>\n"
-        "<p class=\"help\">Each line joins a query (left) to a key (right); the darker the line, the larger the weight. "
-        "Hover over a token to see only its lines and their weights; choose a head with the buttons or the \u2190 \u2192 keys.</p>\n"
-        "<div id=\"head-buttons\" role=\"group\" aria-label=\"heads\"></div>\n"
-        "<p id=\"status\"></p>\n"
-        "<div id=\"head-view\">\n"
-        "<div class=\"column\" id=\"query-column\"><div class=\"column-caption\">queries</div></div>\n"
-        "<svg id=\"lines\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"attention lines\"></svg>\n"
-        "<div class=\"column\" id=\"key-column\"><div class=\"column-caption\">keys</div></div>\n"
-        "</div>\n"
-        "<h2>The weights of every head</h2>\n"
-        "<p class=\"help\">Rows are queries, columns are keys; each row sums to 1. Hover over a cell for its exact weight; "
-        "click a grid to show that head above.</p>\n"
-        "<div id=\"heatmaps\"></div>\n"
-        "<script id=\"attention-data\" type=\"application/json\">{\"selectedHead\":" + std::to_string(selected_head) +
-        ",\n\"queryTokens\":" + json_list(heads.query_tokens) + ",\n\"keyTokens\":" + json_list(heads.key_tokens) +
-        ",\n\"weights\":" + weights_json(heads.weights) + "}</script>\n"
+    html += "<noscript><p><strong>" + tr("This page draws its pictures with JavaScript: allow scripts for this file.") +
+            "</strong></p></noscript>\n"
+            "<h2>" + tr("Head view") + "</h2>\n"
+            "<p class=\"help\">" +
+            tr("Each line joins a query (left) to a key (right); the darker the line, the larger the weight. Hover over a token "
+               "to see only its lines and their weights; choose a head with the buttons or the \u2190 \u2192 keys.") +
+            "</p>\n"
+            "<div id=\"head-buttons\" role=\"group\" aria-label=\"" + tr("heads") + "\"></div>\n"
+            "<p id=\"status\"></p>\n"
+            "<div id=\"head-view\">\n"
+            "<div class=\"column\" id=\"query-column\"><div class=\"column-caption\">" + tr("queries") + "</div></div>\n"
+            "<svg id=\"lines\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"" + tr("attention lines") +
+            "\"></svg>\n"
+            "<div class=\"column\" id=\"key-column\"><div class=\"column-caption\">" + tr("keys") + "</div></div>\n"
+            "</div>\n"
+            "<h2>" + tr("The weights of every head") + "</h2>\n"
+            "<p class=\"help\">" +
+            tr("Rows are queries, columns are keys; each row sums to 1. Hover over a cell for its exact weight; click a grid "
+               "to show that head above.") +
+            "</p>\n"
+            "<div id=\"heatmaps\"></div>\n"
+            "<script id=\"attention-data\" type=\"application/json\">{\"selectedHead\":" + std::to_string(selected_head) +
+            ",\n\"queryTokens\":" + json_list(heads.query_tokens) + ",\n\"keyTokens\":" + json_list(heads.key_tokens) +
+            ",\n\"words\":" + page_words_json(heads) + ",\n\"weights\":" + weights_json(heads.weights) + "}</script>\n"
         "<script>\n" + page_script() + "</script>\n</body>\n</html>\n";
     return html;
 }

@@ -7,6 +7,7 @@
 
 #include "attn/error.hpp"
 #include "tutor/attention_page.hpp"
+#include "tutor/language.hpp"
 
 namespace attn::tutor {
 
@@ -60,10 +61,9 @@ std::string significant(double value) {
 void check_drawable(const AttentionHeads& heads, std::size_t head, const char* head_option_hint) {
     const std::size_t h = heads.weights.shape(0), T = heads.weights.shape(1), S = heads.weights.shape(2);
     if (T > max_drawn_tokens || S > max_drawn_tokens) {
-        throw InputError("there are " + std::to_string(T) + " queries and " + std::to_string(S) +
-                         " keys; a picture of attention stays readable up to " + std::to_string(max_drawn_tokens) +
-                         " of each: draw a slice, e.g. weights[:, :, :" + std::to_string(max_drawn_tokens) +
-                         ", :" + std::to_string(max_drawn_tokens) + "] saved with numpy.save");
+        throw InputError(trf("there are {1} queries and {2} keys; a picture of attention stays readable up to {3} of each: "
+                             "draw a slice, e.g. weights[:, :, :{3}, :{3}] saved with numpy.save",
+                             {std::to_string(T), std::to_string(S), std::to_string(max_drawn_tokens)}));
     }
     if (heads.query_tokens.size() != T || heads.key_tokens.size() != S) {
         throw InputError("the tokens do not fit the weights: " + std::to_string(heads.query_tokens.size()) +
@@ -71,8 +71,9 @@ void check_drawable(const AttentionHeads& heads, std::size_t head, const char* h
                          std::to_string(T) + " and S = " + std::to_string(S));
     }
     if (head >= h) {
-        throw InputError(std::string("there is no head ") + std::to_string(head) + head_option_hint + ": the weights have " +
-                         std::to_string(h) + (h == 1 ? " head (0)" : " heads (0 to " + std::to_string(h - 1) + ")"));
+        throw InputError(h == 1 ? trf("there is no head {1}{2}: the weights have 1 head (0)", {std::to_string(head), head_option_hint})
+                                : trf("there is no head {1}{2}: the weights have {3} heads (0 to {4})",
+                                      {std::to_string(head), head_option_hint, std::to_string(h), std::to_string(h - 1)}));
     }
 }
 

@@ -7,6 +7,7 @@
 #include "tutor/attention_page.hpp"
 #include "tutor/attention_picture.hpp"
 #include "tutor/heatmap.hpp"
+#include "tutor/language.hpp"
 #include "tutor/terminal.hpp"
 
 namespace attn::tutor {
@@ -57,9 +58,10 @@ std::string render_heatmap_svg(const AttentionHeads& heads, std::size_t head, co
     svg += "</linearGradient></defs>\n<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
     svg += "<text x=\"" + number(margin) + "\" y=\"" + number(margin + 18) + "\" font-size=\"22\" font-weight=\"bold\" fill=\"#111\">" +
            html_escape(heading) + "</text>\n";
-    svg += "<text x=\"" + number(margin) + "\" y=\"" + number(margin + 46) + "\" font-size=\"15\" fill=\"#3d3d3d\">head " +
-           std::to_string(head) + " of " + std::to_string(heads.weights.shape(0)) +
-           " \u00b7 rows: queries \u00b7 columns: keys \u00b7 each row sums to 1</text>\n";
+    svg += "<text x=\"" + number(margin) + "\" y=\"" + number(margin + 46) + "\" font-size=\"15\" fill=\"#3d3d3d\">" +
+           html_escape(trf("head {1} of {2} \u00b7 rows: queries \u00b7 columns: keys \u00b7 each row sums to 1",
+                           {std::to_string(head), std::to_string(heads.weights.shape(0))})) +
+           "</text>\n";
     for (std::size_t s = 0; s < S; ++s) {
         const double x = left + cell * (static_cast<double>(s) + 0.5) + (upright ? font * 0.35 : 0.0), y = top - 8;
         svg += "<text x=\"" + number(x) + "\" y=\"" + number(y) + "\" font-size=\"" + number(font) +
@@ -93,7 +95,7 @@ std::string render_heatmap_svg(const AttentionHeads& heads, std::size_t head, co
     svg += "<text x=\"" + number(left + 200) + "\" y=\"" + number(legend_y + 34) +
            "\" font-size=\"14\" text-anchor=\"end\" fill=\"#111\">1</text>\n";
     svg += "<text x=\"" + number(left + 100) + "\" y=\"" + number(legend_y + 34) +
-           "\" font-size=\"14\" text-anchor=\"middle\" fill=\"#3d3d3d\">weight</text>\n</svg>\n";
+           "\" font-size=\"14\" text-anchor=\"middle\" fill=\"#3d3d3d\">" + html_escape(tr("weight")) + "</text>\n</svg>\n";
     return svg;
 }
 

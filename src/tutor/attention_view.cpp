@@ -11,6 +11,7 @@
 #include "attn/npy_tensor.hpp"
 #include "attn/printable.hpp"
 #include "attn/shape.hpp"
+#include "tutor/language.hpp"
 
 namespace attn::tutor {
 
@@ -56,7 +57,7 @@ std::vector<std::string> split_sentence(const std::string& sentence) {
     std::vector<std::string> tokens;
     std::istringstream words(sentence);
     for (std::string word; words >> word;) tokens.push_back(printable_text(word));
-    if (tokens.empty()) throw InputError("the sentence is empty: give at least one word, e.g. --sentence \"El perro va\"");
+    if (tokens.empty()) throw InputError(tr("the sentence is empty: give at least one word, e.g. --sentence \"El perro va\""));
     return tokens;
 }
 
@@ -71,12 +72,12 @@ std::vector<std::string> parse_tokens(const std::string& text, const std::string
         tokens.push_back(printable_text(line));
         start = end + 1;
     }
-    if (tokens.empty()) throw InputError(printable_text(name) + " is empty: write one token per line");
+    if (tokens.empty()) throw InputError(trf("{1} is empty: write one token per line", {printable_text(name)}));
     return tokens;
 }
 
 std::vector<std::string> read_tokens(const std::string& path) {
-    const std::string name = "the tokens file " + path;
+    const std::string name = trf("the tokens file {1}", {path});
     return parse_tokens(read_input_file(path, max_tokens_file_bytes, "the tokens file"), name);
 }
 
@@ -119,12 +120,12 @@ Tensor4 sentence_attention(const std::vector<std::string>& tokens, const Sentenc
     }
     // Sizes are checked before anything is allocated: (h, T, T) weights and (D, D) matrices.
     if (D > max_sentence_d_model) {
-        throw InputError("sentence_attention: d_model " + std::to_string(D) + " is more than " +
-                         std::to_string(max_sentence_d_model) + ", the widest untrained model drawn (--d-model)");
+        throw InputError(trf("sentence_attention: d_model {1} is more than {2}, the widest untrained model drawn (--d-model)",
+                             {std::to_string(D), std::to_string(max_sentence_d_model)}));
     }
     if (T > max_sentence_tokens) {
-        throw InputError("sentence_attention: the sentence has " + std::to_string(T) + " tokens; at most " +
-                         std::to_string(max_sentence_tokens) + " are drawn");
+        throw InputError(trf("sentence_attention: the sentence has {1} tokens; at most {2} are drawn",
+                             {std::to_string(T), std::to_string(max_sentence_tokens)}));
     }
     const Matrix x = token_embeddings(tokens, D) + sinusoidal_positions(T, D);
     Tensor3 sequence = Tensor3::from_shape({1, T, D});
@@ -140,6 +141,7 @@ Tensor4 sentence_attention(const std::vector<std::string>& tokens, const Sentenc
         for (auto& value : *m) value = deviation * standard_normal(generator);
     }
     w.b_q = w.b_k = w.b_v = Vector(xt::zeros<double>({D}));
+    w.no_output_projection = true;  // the weights are what is shown; no W_o mixes the heads
     return multi_head_attention(sequence, sequence, sequence, w, model.heads).weights;
 }
 
@@ -156,26 +158,26 @@ void check_attention_weights(const DynamicTensor& weights, const std::string& na
     const std::vector<std::size_t> shape(weights.shape().begin(), weights.shape().end());
     const std::size_t rank = shape.size();
     if (rank < 2 || rank > 4) {
-        throw InputError(name + " has shape " + shape_string(shape) + ", rank " + std::to_string(rank) +
-                         "; attention weights have rank 2 to 4: (T, S), (B, T, S) or (B, h, T, S)");
+        throw InputError(trf("{1} has shape {2}, rank {3}; attention weights have rank 2 to 4: (T, S), (B, T, S) or (B, h, T, S)",
+                             {name, shape_string(shape), std::to_string(rank)}));
     }
     for (const std::size_t size : shape) {
         if (size == 0) {
-            throw InputError(name + " has shape " + shape_string(shape) + " " + weights_legend(rank) +
-                             ": an empty axis leaves nothing to draw");
+            throw InputError(trf("{1} has shape {2} {3}: an empty axis leaves nothing to draw",
+                                 {name, shape_string(shape), weights_legend(rank)}));
         }
     }
     const std::size_t rows = shape[rank - 2], columns = shape[rank - 1];
     const double* data = weights.data();
     for (std::size_t i = 0; i < weights.size(); ++i) {
         if (std::isnan(data[i])) {
-            throw InputError(name + " holds NaN at " + index_string(i, shape) +
-                             "; PyTorch gives NaN to a query whose keys are all masked: torch.nan_to_num(weights) "
-                             "makes that row 0, as this library does");
+            throw InputError(trf("{1} holds NaN at {2}; PyTorch gives NaN to a query whose keys are all masked: "
+                                 "torch.nan_to_num(weights) makes that row 0, as this library does",
+                                 {name, index_string(i, shape)}));
         }
         if (!std::isfinite(data[i]) || data[i] < -1e-6 || data[i] > 1.0 + 1e-6) {
-            throw InputError(name + " holds " + number_text(data[i]) + " at " + index_string(i, shape) +
-                             "; attention weights lie in [0, 1]. Are these the scores before the softmax?");
+            throw InputError(trf("{1} holds {2} at {3}; attention weights lie in [0, 1]. Are these the scores before the softmax?",
+                                 {name, number_text(data[i]), index_string(i, shape)}));
         }
     }
     for (std::size_t row = 0; row < weights.size() / columns; ++row) {
@@ -189,13 +191,12 @@ void check_attention_weights(const DynamicTensor& weights, const std::string& na
         // "[0, 2, 3, :]": the row as NumPy would slice it.
         std::string at = index_string(row, std::vector<std::size_t>(shape.begin(), shape.end() - 1));
         at.insert(at.size() - 1, ", :");
-        std::string message = name + ": the weights of query " + at + " (the last axis, " +
-                              std::to_string(columns) + " keys) sum to " + number_text(sum) +
-                              ", not 1; each query's weights over the keys sum to 1 (a row of zeros, a query whose "
-                              "keys are all masked, is allowed)";
+        std::string message = trf("{1}: the weights of query {2} (the last axis, {3} keys) sum to {4}, not 1; each query's "
+                                  "weights over the keys sum to 1 (a row of zeros, a query whose keys are all masked, is allowed)",
+                                  {name, at, std::to_string(columns), number_text(sum)});
         const double* grid = data + (row / rows) * rows * columns;
         if (columns_sum_to_one(grid, rows, columns)) {
-            message += ". Its columns sum to 1: was it saved transposed, (S, T) instead of (T, S)?";
+            message += tr(". Its columns sum to 1: was it saved transposed, (S, T) instead of (T, S)?");
         }
         throw InputError(message);
     }
@@ -209,14 +210,16 @@ DynamicTensor read_attention_weights(const std::string& path) {
 
 AttentionHeads select_sequence(const DynamicTensor& weights, std::size_t item, const std::string& name) {
     const std::size_t rank = weights.dimension();
-    if (rank < 2 || rank > 4) throw InputError(name + ": attention weights have rank 2 to 4, not " + std::to_string(rank));
+    if (rank < 2 || rank > 4) {
+        throw InputError(trf("{1}: attention weights have rank 2 to 4, not {2}", {name, std::to_string(rank)}));
+    }
     const std::size_t sequences = rank == 2 ? 1 : weights.shape()[0];
     const std::size_t heads = rank == 4 ? weights.shape()[1] : 1;
     const std::size_t T = weights.shape()[rank - 2], S = weights.shape()[rank - 1];
     if (item >= sequences) {
-        throw InputError(name + " holds " + count_text(sequences, "sequence", "sequences") + " (B = " +
-                         std::to_string(sequences) + "); there is no sequence " + std::to_string(item) +
-                         " (they are numbered from 0)");
+        throw InputError(trn("{1} holds {2} sequence (B = {2}); there is no sequence {3} (they are numbered from 0)",
+                             "{1} holds {2} sequences (B = {2}); there is no sequence {3} (they are numbered from 0)", sequences,
+                             {name, std::to_string(sequences), std::to_string(item)}));
     }
     AttentionHeads out;
     out.weights = Tensor3::from_shape({heads, T, S});
@@ -231,18 +234,20 @@ void label_with_tokens(AttentionHeads& heads, const std::string& weights_name, c
                        const std::string& query_tokens_name, const std::vector<std::string>& key_tokens,
                        const std::string& key_tokens_name) {
     const std::size_t T = heads.weights.shape(1), S = heads.weights.shape(2);
-    const std::string axes = "T = " + std::to_string(T) + " queries and S = " + std::to_string(S) + " keys";
+    const std::string axes = trf("T = {1} queries and S = {2} keys", {std::to_string(T), std::to_string(S)});
     if (key_tokens.empty() && T != S) {
-        throw InputError(weights_name + " has " + axes + " (not self-attention): label the queries with --tokens and "
-                         "the keys with --key-tokens");
+        throw InputError(trf("{1} has {2} (not self-attention): label the queries with --tokens and the keys with --key-tokens",
+                             {weights_name, axes}));
     }
     if (query_tokens.size() != T) {
-        throw InputError(query_tokens_name + " has " + count_text(query_tokens.size(), "token", "tokens") + " but " +
-                         weights_name + " has " + axes + ": one token per line, one line per position");
+        throw InputError(trn("{1} has {2} token but {3} has {4}: one token per line, one line per position",
+                             "{1} has {2} tokens but {3} has {4}: one token per line, one line per position", query_tokens.size(),
+                             {query_tokens_name, std::to_string(query_tokens.size()), weights_name, axes}));
     }
     if (!key_tokens.empty() && key_tokens.size() != S) {
-        throw InputError(key_tokens_name + " has " + count_text(key_tokens.size(), "token", "tokens") + " but " +
-                         weights_name + " has " + axes + ": one key token per line, one line per key");
+        throw InputError(trn("{1} has {2} token but {3} has {4}: one key token per line, one line per key",
+                             "{1} has {2} tokens but {3} has {4}: one key token per line, one line per key", key_tokens.size(),
+                             {key_tokens_name, std::to_string(key_tokens.size()), weights_name, axes}));
     }
     heads.query_tokens = query_tokens;
     heads.key_tokens = key_tokens.empty() ? query_tokens : key_tokens;

@@ -6,6 +6,7 @@
 
 #include "attn/shape.hpp"
 #include "tutor/language.hpp"
+#include "tutor/text_layout.hpp"
 
 namespace attn::tutor {
 
@@ -84,11 +85,14 @@ std::string Comparison::summary() const {
     }
     std::size_t count = 1;
     for (std::size_t size : expected_shape) count *= size;
-    std::string text = "max |Δ| " + format_difference(max_abs_difference);
-    if (passed) return text + " " + trf("over {1} values", {std::to_string(count)});
+    // The no-break spaces (\u00a0) keep "max |Δ| 1.0e-05" and "over 4 values" whole when a line
+    // is wrapped; translations keep them where their words belong together.
+    const std::string text = trf("max\u00a0|Δ|\u00a0{1}", {format_difference(max_abs_difference)});
+    if (passed) return text + " " + trn("over\u00a0{1}\u00a0value", "over\u00a0{1}\u00a0values", count, {grouped_number(count)});
     return text + " · " +
-           trf("{1} of {2} values differ; first at {3}: expected {4}, got {5} (allowed ±{6})",
-               {std::to_string(mismatches), std::to_string(count), index_string(worst), number(worst_expected),
+           trn("{1} of {2} values differs; first at {3}: expected {4}, got {5} (allowed ±{6})",
+               "{1} of {2} values differ; first at {3}: expected {4}, got {5} (allowed ±{6})", mismatches,
+               {grouped_number(mismatches), grouped_number(count), index_string(worst), number(worst_expected),
                 number(worst_got), number(worst_allowed)});
 }
 

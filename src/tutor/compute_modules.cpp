@@ -1,6 +1,7 @@
 #include "tutor/compute_modules.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 
@@ -14,6 +15,7 @@
 #include "attn/scaled_dot_product_attention.hpp"
 #include "attn/shape.hpp"
 #include "tutor/find_by_name.hpp"
+#include "tutor/language.hpp"
 #include "tutor/mask_conventions.hpp"
 #include "tutor/named_weights.hpp"
 
@@ -60,9 +62,9 @@ ModuleMasks masks_for(const NamedTensors& inputs, const ComputeOptions& options,
                       {queries.shape(0), static_cast<std::size_t>(options.heads), queries.shape(1), keys.shape(1)});
 }
 
-// Lesson 5: multi-head attention; without w_o there is no output projection (seed 000's block).
+// Lesson 5: multi-head attention; with --no-output-projection there is no w_o (seed 000's block).
 NamedTensors run_mha(const NamedTensors& inputs, const ComputeOptions& options) {
-    const MultiHeadAttentionWeights w = attention_weights_from(inputs);
+    const MultiHeadAttentionWeights w = attention_weights_from(inputs, options.no_output_projection);
     const ModuleMasks masks = masks_for(inputs, options, inputs.at("query"), inputs.at("key"));
     AttentionOptions attention;
     attention.causal = options.causal;
@@ -98,15 +100,24 @@ NamedTensors run_encoder_layer(const NamedTensors& inputs, const ComputeOptions&
 // eval mode — the layers one after the other (each the library's encoder layer), then the final norm.
 NamedTensors run_encoder(const NamedTensors& inputs, const ComputeOptions& options) {
     const EncoderWeights w = encoder_weights_from(inputs);
-    return {{"output", transformer_encoder(Tensor3(inputs.at("x")), w.layers, layer_options(inputs, options), w.final_norm)}};
+    if (options.norm_eps && !w.final_norm) {
+        throw InputError(tr("--norm-eps sets the final norm's eps, and there is no final norm (norm_weight, norm_bias): "
+                            "remove --norm-eps or give the norm's weights"));
+    }
+    const EncoderLayerOptions layer = layer_options(inputs, options);
+    return {{"output", transformer_encoder(Tensor3(inputs.at("x")), w.layers, layer, w.final_norm,
+                                           options.norm_eps.value_or(layer.eps))}};
 }
 
 std::string non_finite_text(double value) { return std::isnan(value) ? "nan" : value > 0 ? "inf" : "-inf"; }
 
-// The modules whose PyTorch counterpart is sequence-first by default (batch_first=False).
-std::vector<ComputeModule> with_sequence_first(std::vector<ComputeModule> modules) {
+// The modules whose PyTorch counterpart is sequence-first by default (batch_first=False); the
+// encoder's final norm (--norm-eps) and mha's choice of no output projection.
+std::vector<ComputeModule> with_pytorch_options(std::vector<ComputeModule> modules) {
     for (auto& module : modules) {
         module.uses_sequence_first = module.name == "mha" || module.name == "encoder-layer" || module.name == "encoder";
+        module.uses_final_norm = module.name == "encoder";
+        module.uses_output_projection_choice = module.name == "mha";
     }
     return modules;
 }
@@ -130,127 +141,127 @@ DynamicTensor swap_first_axes(const DynamicTensor& x) {
 }  // namespace
 
 const std::vector<ComputeModule>& compute_modules() {
-    static const std::vector<ComputeModule> modules = with_sequence_first({
+    static const std::vector<ComputeModule> modules = with_pytorch_options({
         {"dot",
-         "lesson 1: dot-product attention, score_s = decoder_output · encoder_outputs[s]",
+         N_("lesson 1: dot-product attention, score_s = decoder_output · encoder_outputs[s]"),
          1,
-         {{"encoder_outputs", "B,S,H", true, "the encoder's output at each source position"},
-          {"decoder_output", "B,H", true, "the decoder state that asks the question"}},
-         {{"scores", "B,S", true, "raw scores, before the softmax"},
-          {"weights", "B,S", true, "softmax of the scores over S"},
-          {"context", "B,H", true, "weights-averaged encoder outputs"}},
+         {{"encoder_outputs", "B,S,H", true, N_("the encoder's output at each source position")},
+          {"decoder_output", "B,H", true, N_("the decoder state that asks the question")}},
+         {{"scores", "B,S", true, N_("raw scores, before the softmax")},
+          {"weights", "B,S", true, N_("softmax of the scores over S")},
+          {"context", "B,H", true, N_("weights-averaged encoder outputs")}},
          run_dot},
         {"luong",
-         "lesson 2: Luong's general score, score_s = decoder_output · (W encoder_outputs[s])",
+         N_("lesson 2: Luong's general score, score_s = decoder_output · (W encoder_outputs[s])"),
          2,
-         {{"encoder_outputs", "B,S,H", true, "the encoder's output at each source position"},
-          {"decoder_output", "B,H", true, "the decoder state that asks the question"},
-          {"W", "H,H", true, "W_a as nn.Linear(H, H, bias=False).weight stores it (out, in)"}},
-         {{"scores", "B,S", true, "raw scores, before the softmax"},
-          {"weights", "B,S", true, "softmax of the scores over S"},
-          {"context", "B,H", true, "weights-averaged encoder outputs"}},
+         {{"encoder_outputs", "B,S,H", true, N_("the encoder's output at each source position")},
+          {"decoder_output", "B,H", true, N_("the decoder state that asks the question")},
+          {"W", "H,H", true, N_("W_a as nn.Linear(H, H, bias=False).weight stores it (out, in)")}},
+         {{"scores", "B,S", true, N_("raw scores, before the softmax")},
+          {"weights", "B,S", true, N_("softmax of the scores over S")},
+          {"context", "B,H", true, N_("weights-averaged encoder outputs")}},
          run_luong},
         {"bahdanau",
-         "lesson 3: additive score, score_s = w2 · tanh(W1 [encoder_outputs[s] ; decoder_output] + b1) + b2",
+         N_("lesson 3: additive score, score_s = w2 · tanh(W1 [encoder_outputs[s] ; decoder_output] + b1) + b2"),
          3,
-         {{"encoder_outputs", "B,S,H", true, "the encoder's output at each source position"},
-          {"decoder_output", "B,H", true, "the decoder state that asks the question"},
-          {"W1", "2H,2H", true, "hidden layer weight, nn.Linear(2H, 2H).weight (out, in)"},
-          {"b1", "2H", true, "hidden layer bias, nn.Linear(2H, 2H).bias"},
-          {"w2", "1,2H", true, "output layer weight, nn.Linear(2H, 1).weight"},
-          {"b2", "1", true, "output layer bias, nn.Linear(2H, 1).bias"}},
-         {{"scores", "B,S", true, "raw scores, before the softmax"},
-          {"weights", "B,S", true, "softmax of the scores over S"},
-          {"context", "B,H", true, "weights-averaged encoder outputs"}},
+         {{"encoder_outputs", "B,S,H", true, N_("the encoder's output at each source position")},
+          {"decoder_output", "B,H", true, N_("the decoder state that asks the question")},
+          {"W1", "2H,2H", true, N_("hidden layer weight, nn.Linear(2H, 2H).weight (out, in)")},
+          {"b1", "2H", true, N_("hidden layer bias, nn.Linear(2H, 2H).bias")},
+          {"w2", "1,2H", true, N_("output layer weight, nn.Linear(2H, 1).weight")},
+          {"b2", "1", true, N_("output layer bias, nn.Linear(2H, 1).bias")}},
+         {{"scores", "B,S", true, N_("raw scores, before the softmax")},
+          {"weights", "B,S", true, N_("softmax of the scores over S")},
+          {"context", "B,H", true, N_("weights-averaged encoder outputs")}},
          run_bahdanau,
          false,
          false,
          false,
          {"B,S,2H"}},
         {"self-attention",
-         "lesson 4: scaled dot-product attention, softmax(Q Kᵀ / √d_k) V; --causal hides keys s > t "
-         "(--causal-alignment top-left|bottom-right when T != S)",
+         N_("lesson 4: scaled dot-product attention, softmax(Q Kᵀ / √d_k) V; --causal hides keys s > t "
+         "(--causal-alignment top-left|bottom-right when T != S)"),
          4,
-         {{"Q", "B,T,d_k", true, "the queries"},
-          {"K", "B,S,d_k", true, "the keys"},
-          {"V", "B,S,d_v", true, "the values, one per key"}},
-         {{"weights", "B,T,S", true, "softmax over S of Q Kᵀ / √d_k (d_k: the last dimension of Q)"},
-          {"output", "B,T,d_v", true, "weights · V"}},
+         {{"Q", "B,T,d_k", true, N_("the queries")},
+          {"K", "B,S,d_k", true, N_("the keys")},
+          {"V", "B,S,d_v", true, N_("the values, one per key")}},
+         {{"weights", "B,T,S", true, N_("softmax over S of Q Kᵀ / √d_k (d_k: the last dimension of Q)")},
+          {"output", "B,T,d_v", true, N_("weights · V")}},
          run_self_attention,
          false,
          true},
         {"mha",
-         "lesson 5: multi-head attention, h heads of d_k = D / h (--heads h required; --causal optional)",
+         N_("lesson 5: multi-head attention, h heads of d_k = D / h (--heads h required; --causal optional)"),
          5,
-         {{"query", "B,T,D", true, "the queries' tokens"},
-          {"key", "B,S,D", true, "the keys' tokens"},
-          {"value", "B,S,D", true, "the values' tokens"},
-          {"w_q", "D,D", false, "query projection, nn.Linear(D, D).weight (out, in); or in_proj_weight"},
-          {"w_k", "D,D", false, "key projection, nn.Linear(D, D).weight"},
-          {"w_v", "D,D", false, "value projection, nn.Linear(D, D).weight"},
-          {"b_q", "D", false, "query projection bias; or in_proj_bias"},
-          {"b_k", "D", false, "key projection bias"},
-          {"b_v", "D", false, "value projection bias"},
-          {"in_proj_weight", "3D,D", false, "PyTorch's packed w_q; w_k; w_v (instead of the three)"},
-          {"in_proj_bias", "3D", false, "PyTorch's packed b_q; b_k; b_v (instead of the three)"},
-          {"w_o", "D,D", false, "output projection weight (out_proj.weight); without it there is no output projection"},
-          {"b_o", "D", false, "output projection bias (out_proj.bias; needs w_o)"},
-          {"attention_mask", "B,S", false, "1 = attend to this key, 0 = padding (Hugging Face convention)"},
-          {"key_padding_mask", "B,S", false, "PyTorch's: True/1 = ignore this key (bool or integer; float: added, 0/-inf)"},
-          {"attn_mask", "T,S", false, "PyTorch's: bool True = ignore; float added to the scores (0 / -inf)"}},
-         {{"output", "B,T,D", true, "the heads concatenated, then W_o and b_o when given"},
-          {"weights", "B,h,T,S", true, "every head's weights; a query whose keys are all masked gets zeros"}},
+         {{"query", "B,T,D", true, N_("the queries' tokens")},
+          {"key", "B,S,D", true, N_("the keys' tokens")},
+          {"value", "B,S,D", true, N_("the values' tokens")},
+          {"w_q", "D,D", false, N_("query projection, nn.Linear(D, D).weight (out, in); or in_proj_weight")},
+          {"w_k", "D,D", false, N_("key projection, nn.Linear(D, D).weight")},
+          {"w_v", "D,D", false, N_("value projection, nn.Linear(D, D).weight")},
+          {"b_q", "D", false, N_("query projection bias; or in_proj_bias; no bias at all: bias=False")},
+          {"b_k", "D", false, N_("key projection bias")},
+          {"b_v", "D", false, N_("value projection bias")},
+          {"in_proj_weight", "3D,D", false, N_("PyTorch's packed w_q; w_k; w_v (instead of the three)")},
+          {"in_proj_bias", "3D", false, N_("PyTorch's packed b_q; b_k; b_v (instead of the three)")},
+          {"w_o", "D,D", false, N_("output projection weight (out_proj.weight); absent only with --no-output-projection")},
+          {"b_o", "D", false, N_("output projection bias (out_proj.bias; needs w_o)")},
+          {"attention_mask", "B,S", false, N_("1 = attend to this key, 0 = padding (Hugging Face convention)")},
+          {"key_padding_mask", "B,S", false, N_("PyTorch's: True/1 = ignore this key (bool or integer; float: added, 0/-inf)")},
+          {"attn_mask", "T,S", false, N_("PyTorch's: bool True = ignore; float added to the scores (0 / -inf)")}},
+         {{"output", "B,T,D", true, N_("the heads concatenated, then W_o and b_o (none with --no-output-projection)")},
+          {"weights", "B,h,T,S", true, N_("every head's weights; a query whose keys are all masked gets zeros")}},
          run_mha,
          true,
          true},
         {"encoder-layer",
-         "lesson 6: a Transformer encoder layer, as torch.nn.TransformerEncoderLayer(D, h, F, dropout=0.0, "
-         "batch_first=True) (--heads h required; --norm-first, --eps, --activation optional)",
+         N_("lesson 6: a Transformer encoder layer, as torch.nn.TransformerEncoderLayer(D, h, F, dropout=0.0, "
+         "batch_first=True) (--heads h required; --norm-first, --eps, --activation optional)"),
          6,
-         {{"x", "B,T,D", true, "the input tokens"},
-          {"w_q", "D,D", false, "self_attn.in_proj_weight rows 0..D-1 (out, in)"},
-          {"b_q", "D", false, "self_attn.in_proj_bias entries 0..D-1"},
-          {"w_k", "D,D", false, "self_attn.in_proj_weight rows D..2D-1"},
-          {"b_k", "D", false, "self_attn.in_proj_bias entries D..2D-1"},
-          {"w_v", "D,D", false, "self_attn.in_proj_weight rows 2D..3D-1"},
-          {"b_v", "D", false, "self_attn.in_proj_bias entries 2D..3D-1"},
-          {"in_proj_weight", "3D,D", false, "self_attn.in_proj_weight, packed (instead of w_q, w_k, w_v)"},
-          {"in_proj_bias", "3D", false, "self_attn.in_proj_bias, packed (instead of b_q, b_k, b_v)"},
-          {"w_o", "D,D", true, "self_attn.out_proj.weight"},
-          {"b_o", "D", true, "self_attn.out_proj.bias"},
-          {"norm1_weight", "D", true, "norm1.weight"},
-          {"norm1_bias", "D", true, "norm1.bias"},
-          {"norm2_weight", "D", true, "norm2.weight"},
-          {"norm2_bias", "D", true, "norm2.bias"},
-          {"linear1_weight", "F,D", true, "linear1.weight"},
-          {"linear1_bias", "F", true, "linear1.bias"},
-          {"linear2_weight", "D,F", true, "linear2.weight"},
-          {"linear2_bias", "D", true, "linear2.bias"},
-          {"attention_mask", "B,T", false, "1 = attend, 0 = padding (Hugging Face; PyTorch's src_key_padding_mask inverted)"},
-          {"src_key_padding_mask", "B,T", false, "PyTorch's: True/1 = ignore this position (bool or integer)"},
-          {"src_mask", "T,T", false, "PyTorch's: bool True = ignore; float added to the scores (0 / -inf)"}},
-         {{"output", "B,T,D", true, "the layer's output"}},
+         {{"x", "B,T,D", true, N_("the input tokens")},
+          {"w_q", "D,D", false, N_("self_attn.in_proj_weight rows 0..D-1 (out, in)")},
+          {"b_q", "D", false, N_("self_attn.in_proj_bias entries 0..D-1")},
+          {"w_k", "D,D", false, N_("self_attn.in_proj_weight rows D..2D-1")},
+          {"b_k", "D", false, N_("self_attn.in_proj_bias entries D..2D-1")},
+          {"w_v", "D,D", false, N_("self_attn.in_proj_weight rows 2D..3D-1")},
+          {"b_v", "D", false, N_("self_attn.in_proj_bias entries 2D..3D-1")},
+          {"in_proj_weight", "3D,D", false, N_("self_attn.in_proj_weight, packed (instead of w_q, w_k, w_v)")},
+          {"in_proj_bias", "3D", false, N_("self_attn.in_proj_bias, packed (instead of b_q, b_k, b_v)")},
+          {"w_o", "D,D", true, N_("self_attn.out_proj.weight")},
+          {"b_o", "D", false, N_("self_attn.out_proj.bias")},
+          {"norm1_weight", "D", true, N_("norm1.weight")},
+          {"norm1_bias", "D", true, N_("norm1.bias")},
+          {"norm2_weight", "D", true, N_("norm2.weight")},
+          {"norm2_bias", "D", true, N_("norm2.bias")},
+          {"linear1_weight", "F,D", true, N_("linear1.weight")},
+          {"linear1_bias", "F", true, N_("linear1.bias")},
+          {"linear2_weight", "D,F", true, N_("linear2.weight")},
+          {"linear2_bias", "D", true, N_("linear2.bias")},
+          {"attention_mask", "B,T", false, N_("1 = attend, 0 = padding (Hugging Face; PyTorch's src_key_padding_mask inverted)")},
+          {"src_key_padding_mask", "B,T", false, N_("PyTorch's: True/1 = ignore this position (bool or integer)")},
+          {"src_mask", "T,T", false, N_("PyTorch's: bool True = ignore; float added to the scores (0 / -inf)")}},
+         {{"output", "B,T,D", true, N_("the layer's output")}},
          run_encoder_layer,
          true,
          false,
          true,
          {"B,T,F", "B,h,T,T"}},
         {"encoder",
-         "lesson 6's stack: torch.nn.TransformerEncoder(layer, N, norm, enable_nested_tensor=False) in eval mode, "
-         "N layers layers_0_… (each encoder-layer's weights) and the final norm (--heads h required)",
+         N_("lesson 6's stack: torch.nn.TransformerEncoder(layer, N, norm, enable_nested_tensor=False) in eval mode, "
+         "N layers layers_0_… (each encoder-layer's weights) and the final norm (--heads h required)"),
          6,
-         {{"x", "B,T,D", true, "the input tokens"},
-          {"norm_weight", "D", false, "norm.weight, the final layer norm (with norm_bias)"},
-          {"norm_bias", "D", false, "norm.bias"},
-          {"attention_mask", "B,T", false, "1 = attend, 0 = padding (Hugging Face)"},
-          {"src_key_padding_mask", "B,T", false, "PyTorch's: True/1 = ignore this position (bool or integer)"},
-          {"src_mask", "T,T", false, "PyTorch's mask: bool True = ignore; float added to the scores (0 / -inf)"}},
-         {{"output", "B,T,D", true, "the encoder's output"}},
+         {{"x", "B,T,D", true, N_("the input tokens")},
+          {"norm_weight", "D", false, N_("norm.weight, the final layer norm (with norm_bias)")},
+          {"norm_bias", "D", false, N_("norm.bias")},
+          {"attention_mask", "B,T", false, N_("1 = attend, 0 = padding (Hugging Face)")},
+          {"src_key_padding_mask", "B,T", false, N_("PyTorch's: True/1 = ignore this position (bool or integer)")},
+          {"src_mask", "T,T", false, N_("PyTorch's mask: bool True = ignore; float added to the scores (0 / -inf)")}},
+         {{"output", "B,T,D", true, N_("the encoder's output")}},
          run_encoder,
          true,
          false,
          true,
-         {"B,h,T,T"},
+         {"B,T,F", "B,h,T,T"},  // F: the widest layer's (bind_dimensions)
          true},
     });
     return modules;
@@ -262,7 +273,7 @@ const ComputeModule& find_compute_module(const std::string& name) {
 
 std::string dimension_legend(const TensorSpec& spec) {
     if (mask_convention(spec.name) == MaskConvention::scores_mask) {
-        return legend_string(spec.dimensions) + " or (B·h, " + legend_string(spec.dimensions).substr(1);
+        return trf("{1} or (B·h, {2}", {legend_string(spec.dimensions), legend_string(spec.dimensions).substr(1)});
     }
     return legend_string(spec.dimensions);
 }
@@ -304,6 +315,11 @@ bool reads_input(const ComputeModule& module, const std::string& name) {
 }
 
 std::optional<std::string> closest_input(const ComputeModule& module, const std::string& name) {
+    // The same name in other capitals (Out_Proj.Weight is PyTorch's out_proj.weight, w_o): never
+    // read as that input, always pointed at it.
+    std::string lower = name;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower != name && reads_input(module, canonical_weight_name(lower))) return canonical_weight_name(lower);
     // PyTorch's other names for the same masks, by module.
     static const std::vector<std::pair<std::string, std::vector<std::string>>> aliases = {
         {"src_key_padding_mask", {"key_padding_mask"}}, {"key_padding_mask", {"src_key_padding_mask"}},
@@ -346,19 +362,45 @@ bool looks_like_mask_or_weight(const std::string& name) {
     return name.rfind("w_", 0) == 0 || name.rfind("b_", 0) == 0;
 }
 
+namespace {
+
+// PyTorch settings whose tensors attn cannot use: what the model has and what attn supports.
+std::optional<std::string> unsupported_setting(const std::string& name, const std::string& where) {
+    auto ends_with = [&](const std::string& tail) {
+        return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0 &&
+               (name.size() == tail.size() || name[name.size() - tail.size() - 1] == '_');
+    };
+    if (ends_with("bias_k") || ends_with("bias_v")) {
+        return trf("{1} is nn.MultiheadAttention's add_bias_kv=True (bias_k, bias_v: a learned key and value appended to "
+                   "every sequence); attn does not support add_bias_kv, so nothing was computed", {where});
+    }
+    for (const char* separate : {"q_proj_weight", "k_proj_weight", "v_proj_weight"}) {
+        if (ends_with(separate)) {
+            return trf("{1} is one of nn.MultiheadAttention's separate projections (q_proj_weight, k_proj_weight, "
+                       "v_proj_weight), which PyTorch stores instead of in_proj_weight when kdim or vdim differs from "
+                       "embed_dim; attn supports key and value of the model width D only (kdim = vdim = embed_dim: "
+                       "in_proj_weight (3D, D) or w_q, w_k, w_v (D, D)), so nothing was computed", {where});
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 void refuse_unknown_input(const ComputeModule& module, const std::string& name, const std::string& where) {
-    const std::string start = where + " is not an input of " + module.name;
+    if (const auto refusal = unsupported_setting(name, where)) throw InputError(*refusal);
     if (const auto meant = closest_input(module, name)) {
         std::string convention;
-        if (mask_convention(*meant) == MaskConvention::ignore_is_true) convention = " (PyTorch's convention: True/1 = ignore)";
-        if (mask_convention(*meant) == MaskConvention::scores_mask) convention = " (PyTorch's: bool True = ignore, float added)";
-        throw InputError(start + "; did you mean " + *meant + convention + "? A mask or weight that is not read would change "
-                         "every number silently, so nothing was computed");
+        if (mask_convention(*meant) == MaskConvention::ignore_is_true) convention = tr(" (PyTorch's convention: True/1 = ignore)");
+        if (mask_convention(*meant) == MaskConvention::scores_mask) convention = tr(" (PyTorch's: bool True = ignore, float added)");
+        throw InputError(trf("{1} is not an input of {2}; did you mean {3}{4}? A mask or weight that is not read would change "
+                             "every number silently, so nothing was computed",
+                             {where, module.name, *meant, convention}));
     }
     std::string names;
     for (const auto& spec : module.inputs) names += (names.empty() ? "" : ", ") + spec.name;
-    if (module.layered) names += ", layers_N_<an encoder-layer weight>";
-    throw InputError(start + "; its inputs are " + names);
+    if (module.layered) names += ", " + tr("layers_N_<an encoder-layer weight>");
+    throw InputError(trf("{1} is not an input of {2}; its inputs are {3}", {where, module.name, names}));
 }
 
 namespace {
@@ -371,7 +413,7 @@ ShapeLetters bind_dimensions(const ComputeModule& module, const NamedTensors& in
     for (const auto& spec : module.inputs) {
         const auto found = inputs.find(spec.name);
         if (found == inputs.end()) {
-            if (spec.required) throw InputError("missing input '" + spec.name + "' " + dimension_legend(spec));
+            if (spec.required) throw InputError(trf("missing input '{1}' {2}", {spec.name, dimension_legend(spec)}));
             continue;
         }
         // A scores mask is (T, S) or (B·h, T, S): mask_conventions checks it, knowing h.
@@ -391,9 +433,11 @@ ShapeLetters bind_dimensions(const ComputeModule& module, const NamedTensors& in
                 const auto found = inputs.find(prefix + spec.name);
                 if (found != inputs.end()) shapes.emplace_back(prefix + spec.name, found->second, spec.dimensions);
             }
-            // Layers may have their own F: checked one layer at a time, F of layer 0 kept.
+            // Layers may have their own F: checked one layer at a time; the widest F is kept, for
+            // the size limit on the feed-forward network's (B, T, F) (check_working_sizes).
             ShapeLetters letters = check_shapes(module.name, shapes);
             if (layer == 0) first = letters;
+            if (letters.count("F") && (!first.count("F") || letters["F"] > first["F"])) first["F"] = letters["F"];
             shapes.erase(std::remove_if(shapes.begin(), shapes.end(),
                                         [&](const NamedShape& s) { return s.name.rfind(prefix, 0) == 0; }),
                          shapes.end());
@@ -406,7 +450,17 @@ ShapeLetters bind_dimensions(const ComputeModule& module, const NamedTensors& in
 // The outputs, and the largest tensors the module builds on the way, must fit the limit on one
 // tensor (attn/shape.hpp) before anything is allocated: small inputs can ask for huge scores.
 void check_working_sizes(const ComputeModule& module, ShapeLetters letters, const ComputeOptions& options) {
-    if (module.uses_heads) letters["h"] = static_cast<std::size_t>(options.heads);
+    if (module.uses_heads) {
+        // More heads than D, named with the option as it was given: a huge --heads would otherwise
+        // be reported inside a size too large to show (legend_shape caps it). Other values that do
+        // not divide D are the library's to refuse, naming the tensor.
+        const std::size_t D = letters.count("D") ? letters["D"] : 0;
+        if (D != 0 && static_cast<std::size_t>(options.heads) > D) {
+            throw InputError("--heads " + std::to_string(options.heads) + " is more than the model width D = " +
+                             std::to_string(D) + "; each head gets d_k = D / h features, so h must divide D");
+        }
+        letters["h"] = static_cast<std::size_t>(options.heads);
+    }
     std::vector<std::pair<std::string, std::string>> tensors;  // (what, legend)
     for (const auto& spec : module.outputs) tensors.emplace_back("the output '" + spec.name + "'", spec.dimensions);
     for (const auto& legend : module.working_sizes) tensors.emplace_back("an intermediate", legend);
@@ -427,9 +481,9 @@ void validate_compute_inputs(const ComputeModule& module, const NamedTensors& in
         if (mask_convention(name) != MaskConvention::none) continue;
         for (std::size_t i = 0; i < tensor.size(); ++i) {
             if (!std::isfinite(tensor.data()[i])) {
-                throw InputError(name + " holds " + non_finite_text(tensor.data()[i]) + " at " +
-                                 index_string(i, {tensor.shape().begin(), tensor.shape().end()}) +
-                                 "; inputs must be finite numbers");
+                throw InputError(trf("{1} holds {2} at {3}; inputs must be finite numbers",
+                                     {name, non_finite_text(tensor.data()[i]),
+                                      index_string(i, {tensor.shape().begin(), tensor.shape().end()})}));
             }
         }
     }
@@ -445,34 +499,46 @@ void check_compute_options(const ComputeModule& module, const ComputeOptions& op
         return names;
     };
     if (module.uses_heads && options.heads <= 0) {
-        throw InputError(module.name + " needs the number of heads: add --heads h (h must divide the model width D)");
+        throw InputError(trf("{1} needs the number of heads: add --heads h (h must divide the model width D)", {module.name}));
     }
     if (!module.uses_heads && options.heads != 0) {
-        throw InputError(module.name + " has no heads: --heads is for " + modules_with(&ComputeModule::uses_heads) +
-                         "; remove it");
+        throw InputError(trf("{1} has no heads: --heads is for {2}; remove it", {module.name, modules_with(&ComputeModule::uses_heads)}));
     }
     if (module.uses_layer_options) {
         if (options.eps && !(*options.eps > 0.0 && std::isfinite(*options.eps))) {
-            throw InputError("--eps must be a positive number (the layer norm's eps, default 1e-5), got " +
-                             std::to_string(*options.eps));
+            throw InputError(trf("--eps must be a positive number (the layer norm's eps, default 1e-5), got {1}",
+                                 {std::to_string(*options.eps)}));
         }
         if (!options.activation.empty()) parse_activation(options.activation);  // "unknown activation 'x'; ..."
-    } else if (options.norm_first || options.eps || !options.activation.empty()) {
-        throw InputError(module.name + " has no layer norm or feed-forward network: --norm-first, --eps and "
-                         "--activation are for " + modules_with(&ComputeModule::uses_layer_options) + "; remove them");
+        if (options.norm_eps && !module.uses_final_norm) {
+            throw InputError(trf("{1} has no final norm: --norm-eps is for {2} (its layers' norms take --eps); remove it",
+                                 {module.name, modules_with(&ComputeModule::uses_final_norm)}));
+        }
+        if (options.norm_eps && !(*options.norm_eps > 0.0 && std::isfinite(*options.norm_eps))) {
+            throw InputError(trf("--norm-eps must be a positive number (the final norm's eps, default --eps), got {1}",
+                                 {std::to_string(*options.norm_eps)}));
+        }
+    } else if (options.norm_first || options.eps || options.norm_eps || !options.activation.empty()) {
+        throw InputError(trf("{1} has no layer norm or feed-forward network: --norm-first, --eps, --norm-eps and "
+                             "--activation are for {2}; remove them",
+                             {module.name, modules_with(&ComputeModule::uses_layer_options)}));
+    }
+    if (!module.uses_output_projection_choice && options.no_output_projection) {
+        throw InputError(trf("{1} does not choose its output projection: --no-output-projection is for {2}; remove it",
+                             {module.name, modules_with(&ComputeModule::uses_output_projection_choice)}));
     }
     if (!module.uses_sequence_first && options.seq_first) {
-        throw InputError(module.name + " has no sequence-first layout: --seq-first is for " +
-                         modules_with(&ComputeModule::uses_sequence_first) + "; remove it");
+        throw InputError(trf("{1} has no sequence-first layout: --seq-first is for {2}; remove it",
+                             {module.name, modules_with(&ComputeModule::uses_sequence_first)}));
     }
     if (!module.uses_causal && (options.causal || !options.causal_alignment.empty())) {
-        throw InputError(module.name + " has no causal mask: --causal and --causal-alignment are for " +
-                         modules_with(&ComputeModule::uses_causal) + "; remove them");
+        throw InputError(trf("{1} has no causal mask: --causal and --causal-alignment are for {2}; remove them",
+                             {module.name, modules_with(&ComputeModule::uses_causal)}));
     }
     if (!options.causal_alignment.empty()) {
         if (!options.causal) {
-            throw InputError("--causal-alignment " + options.causal_alignment +
-                             " places the causal mask, and there is none: add --causal or remove it");
+            throw InputError(trf("--causal-alignment {1} places the causal mask, and there is none: add --causal or remove it",
+                                 {options.causal_alignment}));
         }
         alignment_of(options);  // "unknown causal alignment 'x'; expected top-left … or bottom-right …"
     }
@@ -491,8 +557,8 @@ NamedTensors run_compute_module(const ComputeModule& module, const NamedTensors&
         validate_compute_inputs(module, inputs);
     } catch (const ShapeError& e) {
         if (!options.seq_first) throw;
-        throw ShapeError(std::string(e.what()) + " (with --seq-first the sequences are read (T, B, D) and shown here " +
-                         "batch-first, (B, T, D): are they sequence-first?)");
+        throw ShapeError(std::string(e.what()) + tr(" (with --seq-first the sequences are read (T, B, D) and shown here "
+                                                    "batch-first, (B, T, D): are they sequence-first?)"));
     }
     check_working_sizes(module, bind_dimensions(module, inputs), options);
     NamedTensors outputs = module.run(inputs, options);
@@ -511,9 +577,10 @@ NamedTensors run_compute_module(const ComputeModule& module, const NamedTensors&
         const DynamicTensor& result = found->second;
         for (std::size_t i = 0; i < result.size(); ++i) {
             if (!std::isfinite(result.data()[i])) {
-                throw InputError("the result '" + spec.name + "' holds " + non_finite_text(result.data()[i]) + " at " +
-                                 index_string(i, {result.shape().begin(), result.shape().end()}) +
-                                 ": the inputs are too large for float64 arithmetic and overflowed; scale them down");
+                throw InputError(trf("the result '{1}' holds {2} at {3}: the inputs are too large for float64 arithmetic "
+                                     "and overflowed; scale them down",
+                                     {spec.name, non_finite_text(result.data()[i]),
+                                      index_string(i, {result.shape().begin(), result.shape().end()})}));
             }
         }
     }

@@ -36,7 +36,11 @@ struct ComputeOptions {
     // The encoder layer's options (ComputeModule::uses_layer_options):
     bool norm_first = false;    // --norm-first: pre-norm instead of post-norm
     std::optional<double> eps;  // --eps: layer norm eps, > 0; absent: 1e-5
-    std::string activation;     // --activation relu|gelu; empty: relu
+    std::optional<double> norm_eps;  // --norm-eps: the encoder's final norm's eps, > 0; absent: eps
+    std::string activation;     // --activation relu|gelu|gelu-tanh; empty: relu
+    /// --no-output-projection (mha): no w_o, the output is the heads side by side (seed 000). Without
+    /// it a missing w_o is refused: a forgotten out_proj.weight must not pass for seed 000's block.
+    bool no_output_projection = false;
     /// The inputs read from bool or integer files: a mask's meaning depends on it (a bool attn_mask
     /// hides where True, a float one is added to the scores; tutor/mask_conventions.hpp).
     std::set<std::string> integer_inputs;
@@ -62,6 +66,8 @@ struct ComputeModule {
     /// layers_N_<name> (nn.TransformerEncoder's state_dict: layers.N.…).
     bool layered = false;
     bool uses_sequence_first = false;  // accepts --seq-first (mha, encoder-layer, encoder)
+    bool uses_final_norm = false;      // accepts --norm-eps (encoder)
+    bool uses_output_projection_choice = false;  // accepts --no-output-projection (mha)
 };
 
 const std::vector<ComputeModule>& compute_modules();
@@ -93,7 +99,8 @@ bool looks_like_mask_or_weight(const std::string& name);
 void validate_compute_inputs(const ComputeModule& module, const NamedTensors& inputs);
 
 /// InputError when the module needs --heads and was not given it, or is given --heads or --causal
-/// that it does not use, or --causal-alignment without --causal or with an unknown name.
+/// that it does not use, or --causal-alignment without --causal or with an unknown name, or
+/// --norm-eps / --no-output-projection to a module without a final norm / an output projection.
 void check_compute_options(const ComputeModule& module, const ComputeOptions& options);
 
 /// Validates, checks that no output or large intermediate would hold more than max_tensor_values

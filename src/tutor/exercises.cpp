@@ -1,16 +1,20 @@
 #include "tutor/exercises.hpp"
 
+#include "tutor/lessons.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "attn/error.hpp"
 #include "attn/files.hpp"
+#include "attn/printable.hpp"
+#include "tutor/language.hpp"
+#include "tutor/lessons.hpp"
 
 #ifndef ATTN_DEFAULT_SOURCE_DIR
 #define ATTN_DEFAULT_SOURCE_DIR "."
@@ -30,22 +34,20 @@ std::vector<ExerciseInfo> list_exercises(const std::string& source) {
     std::error_code error;
     for (const auto& entry : fs::directory_iterator(fs::path(source) / "lessons", error)) {
         const std::string folder = entry.path().filename().string();
-        if (folder.size() < 4 || !std::isdigit(static_cast<unsigned char>(folder[0])) ||
-            !std::isdigit(static_cast<unsigned char>(folder[1])) || folder[2] != '-') {
-            continue;
-        }
+        const auto name = parse_lesson_folder(folder);
+        if (!name) continue;
         // A lesson has an exercise when its folder holds exercise/stub.cpp.
         const fs::path exercise = entry.path() / "exercise";
         if (!fs::is_regular_file(exercise / "stub.cpp", error)) continue;
         ExerciseInfo info;
-        info.number = std::stoi(folder.substr(0, 2));
+        info.number = name->number;
         info.folder = folder;
         info.stub_path = (exercise / "stub.cpp").string();
         info.hints_path = (exercise / "hints.md").string();
         info.student_path = (exercise / "exercise.cpp").string();
         exercises.push_back(std::move(info));
     }
-    if (exercises.empty()) throw InputError(source + "/lessons: no exercises found (no lessons/NN-slug/exercise/stub.cpp)");
+    if (exercises.empty()) throw InputError(trf("{1}/lessons: no exercises found (no lessons/NN-slug/exercise/stub.cpp)", {source}));
     std::sort(exercises.begin(), exercises.end(), [](const auto& a, const auto& b) { return a.number < b.number; });
     return exercises;
 }
@@ -58,11 +60,24 @@ const ExerciseInfo& find_exercise(const std::vector<ExerciseInfo>& exercises, co
     }
     std::string known;
     for (const auto& exercise : exercises) known += (known.empty() ? "" : ", ") + std::to_string(exercise.number) + " " + exercise.folder.substr(3);
-    throw InputError("unknown exercise '" + number_or_slug + "'; the exercises are: " + known);
+    throw InputError(trf("unknown exercise '{1}'; the exercises are: {2}", {number_or_slug, known}));
 }
 
+namespace {
+
+// An exercise's own file (hints, progress) through the one checked reader: a FIFO or a link to
+// /dev/urandom is refused naming the file, never read for ever; a missing file is empty.
+std::string read_own_file(const std::string& path, const std::string& what) {
+    std::error_code error;
+    if (!fs::exists(fs::symlink_status(path, error))) return {};
+    // Control characters and escape sequences never reach the terminal (attn/printable.hpp).
+    return printable_text(read_input_file(path, 1 << 20, what), LineBreaks::keep);
+}
+
+}  // namespace
+
 std::vector<Hint> read_hints(const std::string& path) {
-    std::ifstream file(path);
+    std::istringstream file(read_own_file(path, "the hints file"));
     std::vector<Hint> hints;
     const std::string steps_marker = "<!-- steps:";
     for (std::string line; std::getline(file, line);) {
@@ -133,7 +148,7 @@ std::string reset_exercise(const ExerciseInfo& exercise) {
     try {
         write_files_atomically(files);
     } catch (const InputError& error) {
-        rethrow_as("cannot restore " + exercise.student_path, error);
+        rethrow_as(trf("cannot restore {1}", {exercise.student_path}), error);
     }
     return backup;
 }
@@ -149,7 +164,7 @@ Progress read_progress(const std::string& path) {
     // One line per exercise: "exercise 1 passed shown=1,2" or "exercise 3 failing shown=1,3 numbers=… step=weights".
     // An older file's "hints=2" (a count) means hints 1 and 2.
     Progress progress;
-    std::ifstream file(path);
+    std::istringstream file(read_own_file(path, "the progress file"));
     for (std::string line; std::getline(file, line);) {
         std::istringstream words(line);
         std::string keyword, status, field;
@@ -190,7 +205,7 @@ Progress read_progress(const std::string& path) {
 void write_progress(const std::string& path, const Progress& progress) {
     std::error_code created;
     fs::create_directories(fs::path(path).parent_path(), created);
-    if (created) throw InputError("cannot write the progress file " + path + ": " + created.message());
+    if (created) throw InputError(trf("cannot write the progress file {1}: {2}", {path, created.message()}));
     std::ostringstream text;
     for (const auto& [number, entry] : progress) {
         std::string shown;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attn/error.hpp"
+#include "tutor/language.hpp"
 
 namespace attn::tutor {
 
@@ -24,6 +25,9 @@ const Item& find_by_name(const std::vector<Item>& items, const std::string& name
     }
     std::string known;
     for (const auto& item : items) known += (known.empty() ? "" : ", ") + item.name;
+    // Both tables name modules; the sentence is whole in the catalogue, for languages whose
+    // plural is not KIND + "s".
+    if (kind == "module") throw InputError(trf("unknown module '{1}'; the modules are: {2}", {name, known}));
     throw InputError("unknown " + kind + " '" + name + "'; the " + kind + "s are: " + known);
 }
 

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 
 #include "attn/error.hpp"
+#include "tutor/language.hpp"
 
 namespace attn::tutor {
 
@@ -23,27 +25,36 @@ std::string cell_text(double value) {
     return buffer;
 }
 
-// Shade in [0, 1] for a value: min → max of one grid, so that the values of that grid are told
-// apart even when they are close (0.32 and 0.34 among weights of 0.30 to 0.36).
+// Shade in [0, 1] for a value of one grid: half its place between the grid's min and max, half its
+// rank among the grid's distinct values. The first half keeps the picture's sense (more weight,
+// stronger shade); the second keeps close neighbours apart (0.3219, 0.3332 and 0.3449 among weights
+// from 0 to 1 are three different greys, not one), since each distinct value is one rank apart.
 struct Scale {
     double low = 0.0, high = 1.0;
     bool any_finite = false;
+    std::vector<double> distinct;  // the finite values, sorted, each once
     double operator()(double value) const {
         if (!std::isfinite(value)) return value > 0 ? 1.0 : 0.0;
         if (high <= low) return 0.5;
-        return std::clamp((value - low) / (high - low), 0.0, 1.0);
+        const double place = std::clamp((value - low) / (high - low), 0.0, 1.0);
+        const auto at = std::lower_bound(distinct.begin(), distinct.end(), value);
+        const double rank = static_cast<double>(at - distinct.begin()) / static_cast<double>(distinct.size() - 1);
+        return (place + rank) / 2.0;
     }
 };
 
 Scale scale_for(const double* data, std::size_t count) {
-    Scale scale{INFINITY, -INFINITY, false};
+    Scale scale{INFINITY, -INFINITY, false, {}};
     for (std::size_t i = 0; i < count; ++i) {
         if (!std::isfinite(data[i])) continue;
         scale.low = std::min(scale.low, data[i]);
         scale.high = std::max(scale.high, data[i]);
+        scale.distinct.push_back(data[i]);
         scale.any_finite = true;
     }
-    if (!scale.any_finite) return Scale{0.0, 1.0, false};
+    if (!scale.any_finite) return Scale{0.0, 1.0, false, {}};
+    std::sort(scale.distinct.begin(), scale.distinct.end());
+    scale.distinct.erase(std::unique(scale.distinct.begin(), scale.distinct.end()), scale.distinct.end());
     return scale;
 }
 
@@ -62,19 +73,25 @@ std::string shaded(const Terminal& terminal, double shade, const std::string& te
     return "\033[48;5;" + std::to_string(background) + ";" + foreground + "m " + text + " \033[0m";
 }
 
-// "min  0.0009 ░0.2505 ▒0.5000 ▓0.7496 █0.9991 max": which shade stands for which value. On a
-// narrow screen only the ends and the middle are named.
+// "min  0.0009 ▒0.5000 █0.9991 max": which shade stands for which value, shown on values of the
+// grid itself (its min, max and up to three between them, evenly spaced by rank). On a narrow
+// screen only the ends and the middle are named.
 std::string legend(const Terminal& terminal, const Scale& scale) {
     if (!scale.any_finite) return "";
-    if (scale.high <= scale.low) return "  every cell: " + shaded(terminal, 0.5, cell_text(scale.low)) + "\n";
+    if (scale.high <= scale.low) return "  " + tr("every cell:") + " " + shaded(terminal, 0.5, cell_text(scale.low)) + "\n";
+    const std::size_t last = scale.distinct.size() - 1;
     std::string out;
-    for (const int step : {1, 2, 4}) {
-        out = "  min";
-        for (int level = 0; level <= 4; level += step) {
-            const double shade = level / 4.0;
-            out += " " + shaded(terminal, shade, cell_text(scale.low + shade * (scale.high - scale.low)));
+    for (const std::size_t step : {1, 2, 4}) {
+        out = "  " + tr("min");
+        std::size_t previous = SIZE_MAX;
+        for (std::size_t level = 0; level <= 4; level += step) {
+            const std::size_t rank = (level * last + 2) / 4;
+            if (rank == previous) continue;
+            previous = rank;
+            const double value = scale.distinct[rank];
+            out += " " + shaded(terminal, scale(value), cell_text(value));
         }
-        out += " max";
+        out += " " + tr("max");
         if (visible_width(out) <= terminal.width) break;
     }
     return out + "\n";
@@ -86,7 +103,7 @@ std::vector<std::string> default_labels(std::size_t count) {
     return labels;
 }
 
-// One grid, shaded on its own min..max, followed by its legend.
+// One grid, shaded on its own values (Scale), followed by its legend.
 std::string grid(const Terminal& terminal, const double* data, std::size_t rows, std::size_t columns,
                  std::vector<std::string> row_labels, std::vector<std::string> column_labels) {
     const Scale scale = scale_for(data, rows * columns);
@@ -162,16 +179,26 @@ std::string render_heatmaps(const Terminal& terminal, const DynamicTensor& value
                             const std::vector<std::string>& row_labels,
                             const std::vector<std::string>& column_labels,
                             const std::vector<std::string>& axis_names) {
+    std::string out;
+    for (const std::string& one : render_heatmap_grids(terminal, values, row_labels, column_labels, axis_names)) out += one;
+    return out;
+}
+
+std::vector<std::string> render_heatmap_grids(const Terminal& terminal, const DynamicTensor& values,
+                                              const std::vector<std::string>& row_labels,
+                                              const std::vector<std::string>& column_labels,
+                                              const std::vector<std::string>& axis_names) {
     const std::size_t rank = values.dimension();
     if (rank == 0 || rank > 4) {
         throw InputError("heatmap: a tensor of rank " + std::to_string(rank) + " cannot be drawn; expected rank 1 to 4");
     }
-    if (rank == 1) return grid(terminal, values.data(), 1, values.shape()[0], row_labels, column_labels);
+    if (rank == 1) return {grid(terminal, values.data(), 1, values.shape()[0], row_labels, column_labels)};
     const std::size_t rows = values.shape()[rank - 2], columns = values.shape()[rank - 1];
     std::size_t grids = 1;
     for (std::size_t d = 0; d + 2 < rank; ++d) grids *= values.shape()[d];
-    std::string out;
+    std::vector<std::string> out;
     for (std::size_t g = 0; g < grids; ++g) {
+        std::string caption_line;
         if (rank > 2) {
             // "batch 1 · head 0": the leading indices of this grid.
             std::string caption;
@@ -185,9 +212,9 @@ std::string render_heatmaps(const Terminal& terminal, const DynamicTensor& value
                 const std::string name = d < axis_names.size() ? axis_names[d] : "index " + std::to_string(d);
                 caption += (d ? " · " : "") + name + " " + std::to_string(index[d]);
             }
-            out += "  " + paint(terminal, Style::bold, caption) + "\n";
+            caption_line = "  " + paint(terminal, Style::bold, caption) + "\n";
         }
-        out += grid(terminal, values.data() + g * rows * columns, rows, columns, row_labels, column_labels);
+        out.push_back(caption_line + grid(terminal, values.data() + g * rows * columns, rows, columns, row_labels, column_labels));
     }
     return out;
 }

@@ -3,8 +3,9 @@
 // Why: a row of weights is easier to read as a picture than as numbers: which keys does each
 // query look at? Each cell shows its value and is shaded by it — a 256-colour grey background on
 // a terminal, or a block character (" ░▒▓█") when colour is off, so the picture survives
-// NO_COLOR, pipes and printouts. Each grid is shaded on its own min → max, so that close values
-// of one grid still look different, and a legend under it says which shade is which value. On a
+// NO_COLOR, pipes and printouts. Each grid is shaded on its own values — half by the value's place
+// between the grid's min and max, half by its rank among them — so that close values of one grid
+// still look different, and a legend under it shows values of the grid with their shades. On a
 // light background the ramp is reversed: the largest value is the darkest, as on paper.
 //
 //   Matrix weights = {{0.0009, 0.9991}, {0.5, 0.5}};
@@ -13,7 +14,7 @@
 //          s0      s1
 //   b0   0.0009 █0.9991
 //   b1  ▒0.5000 ▒0.5000
-//   min  0.0009 ░0.2505 ▒0.5000 ▓0.7496 █0.9991 max
+//   min  0.0009 ▒0.5000 █0.9991 max
 #pragma once
 
 #include <string>
@@ -39,6 +40,12 @@ std::string render_heatmaps(const Terminal& terminal, const DynamicTensor& value
                             const std::vector<std::string>& row_labels = {},
                             const std::vector<std::string>& column_labels = {},
                             const std::vector<std::string>& axis_names = {});
+
+/// The same grids one by one, each with its caption and legend (what a screen keeps together).
+std::vector<std::string> render_heatmap_grids(const Terminal& terminal, const DynamicTensor& values,
+                                              const std::vector<std::string>& row_labels = {},
+                                              const std::vector<std::string>& column_labels = {},
+                                              const std::vector<std::string>& axis_names = {});
 
 /// `label` cut to at most `width` columns, ending in "…" when it was longer. A grid wider than
 /// the terminal shortens its labels this way, so that a long token does not widen every column.

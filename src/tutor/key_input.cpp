@@ -19,6 +19,7 @@ namespace {
 struct SavedTerminal {
     volatile sig_atomic_t active = 0;
     volatile sig_atomic_t resized = 0;
+    volatile sig_atomic_t alternate_screen = 0;  // the pager's session uses it; the colour query does not
     termios original{}, raw{};
     int input_fd = -1, output_fd = -1;
 };
@@ -45,12 +46,12 @@ void write_all(int fd, const char* data, std::size_t length) {
 // Both async-signal-safe: only tcsetattr(3) and write(2).
 void give_terminal_back() {
     ::tcsetattr(saved.input_fd, TCSANOW, &saved.original);
-    write_all(saved.output_fd, leave_alternate_screen, sizeof leave_alternate_screen - 1);
+    if (saved.alternate_screen) write_all(saved.output_fd, leave_alternate_screen, sizeof leave_alternate_screen - 1);
 }
 
 void take_terminal() {
     ::tcsetattr(saved.input_fd, TCSANOW, &saved.raw);
-    write_all(saved.output_fd, enter_alternate_screen, sizeof enter_alternate_screen - 1);
+    if (saved.alternate_screen) write_all(saved.output_fd, enter_alternate_screen, sizeof enter_alternate_screen - 1);
 }
 
 void set_handler(int signal_number, void (*handler)(int), struct sigaction* previous) {
@@ -134,20 +135,27 @@ std::optional<KeyKind> read_escape_sequence(int fd) {
     }
 }
 
-}  // namespace
+// Raw mode: no line editing, no echo, and no flow control (IXON): Ctrl-S would otherwise freeze
+// the output until Ctrl-Q, and a student who pressed it sees a pager that ignores every key.
+termios raw_settings(const termios& original, cc_t minimum_bytes) {
+    termios raw = original;
+    raw.c_lflag &= static_cast<tcflag_t>(~(ICANON | ECHO));  // ISIG stays: Ctrl-C is still SIGINT
+    raw.c_iflag &= static_cast<tcflag_t>(~IXON);
+    raw.c_cc[VMIN] = minimum_bytes;
+    raw.c_cc[VTIME] = 0;
+    return raw;
+}
 
-TerminalSession::TerminalSession(int input_fd, int output_fd) : input_fd_(input_fd), output_fd_(output_fd) {
-    if (saved.active) throw std::logic_error("a terminal session is already open");
-    termios original{};
-    if (::tcgetattr(input_fd, &original) != 0) throw std::runtime_error("cannot read the terminal's settings");
+// Installs the handlers that give the terminal back before the terminal is changed, so that no
+// signal finds it changed without them, then applies `raw` (again after Ctrl-Z and `fg`).
+// Undone by release_terminal.
+void hold_terminal(int input_fd, int output_fd, const termios& original, const termios& raw, bool alternate_screen) {
     saved.original = original;
-    saved.raw = original;
-    saved.raw.c_lflag &= static_cast<tcflag_t>(~(ICANON | ECHO));  // ISIG stays: Ctrl-C is still SIGINT
-    saved.raw.c_cc[VMIN] = 1;
-    saved.raw.c_cc[VTIME] = 0;
+    saved.raw = raw;
     saved.input_fd = input_fd;
     saved.output_fd = output_fd;
     saved.resized = 0;
+    saved.alternate_screen = alternate_screen ? 1 : 0;
     for (std::size_t i = 0; i < 4; ++i) {
         set_handler(ending_signals[i], on_ending_signal, &previous_ending[i]);
         // A signal the parent asked us to ignore (nohup) stays ignored.
@@ -159,7 +167,7 @@ TerminalSession::TerminalSession(int input_fd, int output_fd) : input_fd_(input_
     take_terminal();
 }
 
-TerminalSession::~TerminalSession() {
+void release_terminal() {
     if (saved.active) {
         saved.active = 0;
         give_terminal_back();
@@ -168,6 +176,17 @@ TerminalSession::~TerminalSession() {
     ::sigaction(SIGTSTP, &previous_stop, nullptr);
     ::sigaction(SIGWINCH, &previous_resize, nullptr);
 }
+
+}  // namespace
+
+TerminalSession::TerminalSession(int input_fd, int output_fd) : input_fd_(input_fd), output_fd_(output_fd) {
+    if (saved.active) throw std::logic_error("a terminal session is already open");
+    termios original{};
+    if (::tcgetattr(input_fd, &original) != 0) throw std::runtime_error("cannot read the terminal's settings");
+    hold_terminal(input_fd, output_fd, original, raw_settings(original, 1), true);
+}
+
+TerminalSession::~TerminalSession() { release_terminal(); }
 
 Key TerminalSession::read_key() {
     for (;;) {
@@ -220,12 +239,10 @@ std::optional<bool> background_answer_is_light(const std::string& answer) {
 
 std::optional<bool> ask_terminal_background_is_light(int input_fd, int output_fd, int timeout_ms) {
     termios original{};
-    if (::tcgetattr(input_fd, &original) != 0) return std::nullopt;
-    termios quiet = original;
-    quiet.c_lflag &= static_cast<tcflag_t>(~(ICANON | ECHO));
-    quiet.c_cc[VMIN] = 0;
-    quiet.c_cc[VTIME] = 0;
-    if (::tcsetattr(input_fd, TCSANOW, &quiet) != 0) return std::nullopt;
+    if (saved.active || ::tcgetattr(input_fd, &original) != 0) return std::nullopt;
+    // The wait below lasts timeout_ms on a terminal that never answers: Ctrl-C, SIGTERM or Ctrl-Z
+    // during it must find the handlers that give the terminal back its echo and line editing.
+    hold_terminal(input_fd, output_fd, original, raw_settings(original, 0), false);
     const char query[] = "\033]11;?\033\\\033[c";
     write_all(output_fd, query, sizeof query - 1);
     std::string answer;
@@ -240,7 +257,7 @@ std::optional<bool> ask_terminal_background_is_light(int input_fd, int output_fd
         const std::size_t attributes = answer.find("\033[?");
         if (attributes != std::string::npos && answer.back() == 'c' && answer.size() > attributes + 3) break;
     }
-    ::tcsetattr(input_fd, TCSANOW, &original);
+    release_terminal();
     return background_answer_is_light(answer);
 }
 

@@ -1,11 +1,14 @@
 // tutor/key_input.hpp — single keys from the terminal, and a terminal that is always given back.
 //
 // Why: a teacher at a projector presses one key (Enter, space, b, q, g 3), not a key and Enter.
-// That needs the terminal's raw mode (termios: no line editing, no echo), and a raw terminal left
+// That needs the terminal's raw mode (termios: no line editing, no echo, no Ctrl-S/Ctrl-Q flow
+// control, which would freeze the pager's output), and a raw terminal left
 // behind by a crash or a Ctrl-C is unusable: so the settings are restored when the session ends,
 // when an exception unwinds it, and from the handler of every signal that ends the program
 // (SIGINT, SIGTERM, SIGHUP, SIGQUIT), which then re-raises the signal so that the exit status is
-// the usual one. Ctrl-Z gives the terminal back too, and takes it again on `fg`.
+// the usual one. Ctrl-Z gives the terminal back too, and takes it again on `fg`. The handlers are
+// installed before the terminal is changed, for the session and for the background-colour query
+// alike, so that no signal finds it changed without them.
 //
 //   TerminalSession session(STDIN_FILENO, STDOUT_FILENO);
 //   const Key key = session.read_key();   // KeyKind::enter, KeyKind::character 'q', …
@@ -51,7 +54,8 @@ private:
 
 /// Asks the terminal its background colour (OSC 11, followed by a Device Attributes query that
 /// every terminal answers, so that one without OSC 11 answers at once): true for a light
-/// background, false for a dark one, empty when there is no answer within `timeout_ms`.
+/// background, false for a dark one, empty when there is no answer within `timeout_ms`. While it
+/// waits, the terminal (echo off) is given back by the same signal handlers as a session's.
 std::optional<bool> ask_terminal_background_is_light(int input_fd, int output_fd, int timeout_ms);
 
 /// True for an OSC 11 answer ("\033]11;rgb:ffff/ffff/ffff\033\\") naming a light colour, false

@@ -3,12 +3,16 @@
 #include <clocale>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <libintl.h>
+#include <map>
 #include <optional>
 #include <unistd.h>
 
 #include "attn/error.hpp"
+#include "attn/files.hpp"
 #include "attn/printable.hpp"
+#include "tutor/catalogue_check.hpp"
 
 #ifndef ATTN_BUILD_LOCALE_DIR
 #define ATTN_BUILD_LOCALE_DIR ""
@@ -60,6 +64,26 @@ std::string program_directory() {
 bool has_catalogue(const fs::path& directory, const std::string& language) {
     std::error_code error;
     return fs::is_regular_file(directory / language / "LC_MESSAGES" / (std::string(text_domain) + ".mo"), error);
+}
+
+// Checked once per run, before gettext maps the file (tutor/catalogue_check.hpp): a damaged
+// catalogue is ignored with a one-line note in English, never handed to gettext.
+bool catalogue_is_sound(const fs::path& directory, const std::string& language) {
+    static std::map<std::string, bool> checked;
+    const std::string path = (directory / language / "LC_MESSAGES" / (std::string(text_domain) + ".mo")).string();
+    const auto found = checked.find(path);
+    if (found != checked.end()) return found->second;
+    std::optional<std::string> problem;
+    try {
+        problem = catalogue_problem(read_input_file(path, max_catalogue_bytes, "the catalogue"));
+    } catch (const InputError& error) {
+        problem = error.what();
+    }
+    if (problem) {
+        std::cerr << "attn: note: the catalogue " << printable_text(path) << " is damaged (" << printable_text(*problem)
+                  << "); it is ignored and the tutor's messages stay in English\n";
+    }
+    return checked[path] = !problem;
 }
 
 }  // namespace
@@ -127,6 +151,7 @@ bool use_language(const std::string& language) {
     if (language == "en") return true;
     const std::string directory = locale_directory();
     if (directory.empty() || !has_catalogue(directory, language)) return false;
+    if (!catalogue_is_sound(directory, language)) return true;  // English messages, the documents in `language`
     // LC_MESSAGES only, never LC_ALL or LC_NUMERIC: see the header.
     if (std::setlocale(LC_MESSAGES, "C.UTF-8") == nullptr && std::setlocale(LC_MESSAGES, "C.utf8") == nullptr) return false;
     ::setenv("LANGUAGE", language.c_str(), 1);
@@ -145,8 +170,10 @@ std::string tr(const char* english) {
 
 std::string tr(const std::string& english) { return tr(english.c_str()); }
 
-std::string trf(const char* english, std::initializer_list<std::string> values) {
-    const std::string pattern = tr(english);
+namespace {
+
+// `pattern` with {1}, {2}, … replaced by `values`.
+std::string fill_placeholders(const std::string& pattern, std::initializer_list<std::string> values) {
     std::string out;
     for (std::size_t i = 0; i < pattern.size(); ++i) {
         if (pattern[i] == '{') {
@@ -166,6 +193,26 @@ std::string trf(const char* english, std::initializer_list<std::string> values) 
         out += pattern[i];
     }
     return out;
+}
+
+}  // namespace
+
+std::string trf(const char* english, std::initializer_list<std::string> values) {
+    return fill_placeholders(tr(english), values);
+}
+
+std::string trfc(const char* context, const char* english, std::initializer_list<std::string> values) {
+    if (!catalogue_bound()) return fill_placeholders(english, values);
+    // GNU gettext's pgettext: the catalogue's key is the context, EOT (\4), the message.
+    const std::string key = std::string(context) + '\4' + english;
+    const char* found = ::dgettext(text_domain, key.c_str());
+    return fill_placeholders(found == key ? english : found, values);
+}
+
+std::string trn(const char* singular, const char* plural, unsigned long count, std::initializer_list<std::string> values) {
+    const char* form = count == 1 ? singular : plural;
+    if (catalogue_bound()) form = ::dngettext(text_domain, singular, plural, count);
+    return fill_placeholders(form, values);
 }
 
 std::string localized_file(const std::string& path) {

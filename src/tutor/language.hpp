@@ -14,7 +14,8 @@
 //
 //   use_language(choose_language("", process_environment()));   // ATTN_LANG, then the locale
 //   std::cout << tr("Start with: attn lesson 1") << "\n";
-//   std::cout << trf("{1} passed, {2} failed", {"3", "0"});       // translators may reorder {n}
+//   std::cout << trf("{1} of {2} exercises pass", {"3", "7"});  // translators may reorder {n}
+//   std::cout << trn("{1} hint seen", "{1} hints seen", 1, {"1"});  // plural forms (ngettext)
 //
 // Strings that are built into tables before a language is chosen are marked with N_("…") (for
 // xgettext) and translated where they are shown, with tr(std::string).
@@ -62,6 +63,18 @@ std::string tr(const std::string& english);
 
 /// tr(english) with {1}, {2}, … replaced by `values`, in whatever order the translation uses them.
 std::string trf(const char* english, std::initializer_list<std::string> values);
+
+/// trf() where one English message stands for several translations: `context` (msgctxt in the
+/// catalogue) tells them apart, e.g. the gender of what is counted — "{1} passed, {2} failed" is
+/// "{1} correctas, {2} fallidas" for a lesson's checks, "{1} casos correctos, {2} fallidos" for an
+/// exercise's cases.
+std::string trfc(const char* context, const char* english, std::initializer_list<std::string> values);
+
+/// trf() of the singular or the plural form, as the current language forms the plural of `count`
+/// (ngettext: Spanish and English use the singular for 1 only; other languages differ). Both forms
+/// carry the same {n} placeholders, and `count` is not one of them: pass it in `values` when shown.
+///   trn("over {1} value", "over {1} values", n, {std::to_string(n)})
+std::string trn(const char* singular, const char* plural, unsigned long count, std::initializer_list<std::string> values);
 
 /// The file in the current language beside `path`: for "es", hints.md → hints.es.md (when it
 /// exists; else `path` itself).

@@ -75,6 +75,10 @@ LessonBlock parse_info_string(const std::string& info, const std::string& path, 
             block.heatmap = true;
             continue;
         }
+        if (words[i] == "brief") {
+            block.brief = true;
+            continue;
+        }
         const auto equals = words[i].find('=');
         if (equals == std::string::npos) fail(path, line, "expected key=value, found '" + words[i] + "'");
         const std::string key = words[i].substr(0, equals), value = words[i].substr(equals + 1);
@@ -92,11 +96,14 @@ LessonBlock parse_info_string(const std::string& info, const std::string& path, 
         } else if (key == "rtol") {
             block.relative_tolerance = parse_tolerance(path, line, key, value);
         } else {
-            fail(path, line, "unknown attribute '" + key + "'; expected example=, shape=, atol=, rtol=, heatmap, rows= or columns=");
+            fail(path, line, "unknown attribute '" + key + "'; expected example=, shape=, atol=, rtol=, heatmap, brief, rows= or columns=");
         }
     }
     if (block.kind == LessonBlock::Kind::input && (block.absolute_tolerance || block.relative_tolerance)) {
         fail(path, line, "atol= and rtol= belong to expect blocks, not to inputs");
+    }
+    if (block.kind == LessonBlock::Kind::expect && block.brief) {
+        fail(path, line, "brief belongs to input blocks (an input seen in an earlier lesson), not to expect blocks");
     }
     return block;
 }

@@ -13,7 +13,8 @@
 //
 // Attributes: example=NAME (default "main"), shape=LETTERS (the shape legend, checked against the
 // rank), atol=X and rtol=X (extra tolerance on top of the written digits), heatmap (draw the
-// tensor as a shaded grid too) with rows=LABELS and columns=LABELS (token labels of the grid). The `# ` line is the
+// tensor as a shaded grid too) with rows=LABELS and columns=LABELS (token labels of the grid),
+// brief (an input the class saw in an earlier lesson: one line on screen). The `# ` line is the
 // title, each `## ` section is one step of the walkthrough. docs/lesson-format.md is the full spec.
 #pragma once
 
@@ -35,6 +36,7 @@ struct LessonBlock {
     std::optional<double> absolute_tolerance, relative_tolerance;
     bool heatmap = false;                                  // `heatmap`: also draw it as a shaded grid
     std::vector<std::string> row_labels, column_labels;   // rows=a,b,c columns=x,y (heatmap labels)
+    bool brief = false;    // `brief` (inputs): seen in an earlier lesson, shown as one line
     int line = 0;          // the line of the opening fence
     std::string text;      // the literal as written
     TensorLiteral literal;

@@ -66,6 +66,14 @@ struct LessonInfo {
     const LessonProgram* program = nullptr;  // null when this build has no program for it
 };
 
+/// A lesson folder's name split: "01-dot-product" → {1, "dot-product"}; "100-copy" → {100,
+/// "copy"}. Digits (at most 6), a dash, a slug of at least one character; nullopt otherwise.
+struct LessonFolderName {
+    int number;
+    std::string slug;
+};
+std::optional<LessonFolderName> parse_lesson_folder(const std::string& folder);
+
 /// The lessons folder: `override` if given, else $ATTN_LESSONS_DIR, else the source tree's lessons/.
 std::string lessons_directory(const std::string& override);
 
@@ -82,7 +90,8 @@ std::string edition_path(const LessonInfo& lesson, const std::string& language);
 /// when that edition does not exist. For "en", `lesson` itself.
 std::optional<LessonInfo> lesson_edition(const LessonInfo& lesson, const std::string& language);
 
-/// A lesson by number ("1", "01") or slug ("dot-product"); InputError listing the lessons otherwise.
+/// A lesson by number ("1", "01"), slug in any case ("dot-product", "Luong") or folder name
+/// ("02-luong"); InputError listing the lessons otherwise.
 const LessonInfo& find_lesson(const std::vector<LessonInfo>& lessons, const std::string& number_or_slug);
 
 /// One `attn expect` block judged.

@@ -1,5 +1,6 @@
 #include "tutor/markdown.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <vector>
 
@@ -40,12 +41,20 @@ std::string expand_tabs(const std::string& line) {
 }  // namespace
 
 std::string render_markdown(const std::string& markdown, const Terminal& terminal) {
+    LineRanges ignored;
+    return render_markdown(markdown, terminal, ignored);
+}
+
+std::string render_markdown(const std::string& markdown, const Terminal& terminal, LineRanges& blocks) {
+    const auto line_count = [](const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); };
     const std::vector<std::string> lines = split_lines(markdown);
     const std::size_t width = terminal.width;
     std::string out;
     std::string paragraph, paragraph_prefix, paragraph_indent;
     auto flush = [&]() {
-        if (!paragraph.empty()) out += wrap_words(render_inline(paragraph, terminal), width, paragraph_prefix, paragraph_indent);
+        if (!paragraph.empty()) {
+            out += wrap_words(keep_numbers_whole(render_inline(paragraph, terminal)), width, paragraph_prefix, paragraph_indent);
+        }
         paragraph.clear();
     };
     for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -58,11 +67,13 @@ std::string render_markdown(const std::string& markdown, const Terminal& termina
         if (starts_with(line, "```") || starts_with(line, "~~~")) {
             flush();
             const std::string marker = line.substr(0, 3);
+            const std::size_t first = line_count(out);
             for (++i; i < lines.size() && !starts_with(lines[i], marker); ++i) {
                 for (const std::string& piece : break_line("    " + expand_tabs(lines[i]), width)) {
                     out += paint(terminal, Style::code, piece) + "\n";
                 }
             }
+            if (line_count(out) > first) blocks.emplace_back(first, line_count(out));
             continue;
         }
         if (line.find_first_not_of(' ') == std::string::npos) {
@@ -82,7 +93,9 @@ std::string render_markdown(const std::string& markdown, const Terminal& termina
             flush();
             std::vector<std::string> table{line};
             while (i + 1 < lines.size() && starts_with(lines[i + 1], "|")) table.push_back(lines[++i]);
+            const std::size_t first = line_count(out);
             out += render_table(table, terminal);
+            if (line_count(out) > first) blocks.emplace_back(first, line_count(out));
             continue;
         }
         if (starts_with(line, "> ") || line == ">") {

@@ -9,6 +9,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tutor/terminal.hpp"
 
@@ -18,5 +20,12 @@ namespace attn::tutor {
 /// **bold** styled, [links](url) reduced to their text, code blocks indented by four columns,
 /// tables laid out again, HTML comments dropped. No line is wider than terminal.width.
 std::string render_markdown(const std::string& markdown, const Terminal& terminal);
+
+/// Lines [first, last) of a rendered text that belong together: a code block (a diagram with its
+/// labels), a table. A pager keeps each on one screen when it fits.
+using LineRanges = std::vector<std::pair<std::size_t, std::size_t>>;
+
+/// render_markdown, and the line ranges of its code blocks and tables in `blocks`.
+std::string render_markdown(const std::string& markdown, const Terminal& terminal, LineRanges& blocks);
 
 }  // namespace attn::tutor

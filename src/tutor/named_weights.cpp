@@ -2,8 +2,11 @@
 
 #include <cctype>
 
+#include <xtensor/xbuilder.hpp>
+
 #include "attn/error.hpp"
 #include "attn/shape.hpp"
+#include "tutor/language.hpp"
 
 namespace attn::tutor {
 
@@ -12,20 +15,10 @@ namespace {
 const DynamicTensor& named(const NamedTensors& tensors, const std::string& name, const char* or_packed = nullptr) {
     const auto found = tensors.find(name);
     if (found == tensors.end()) {
-        throw InputError("missing weight '" + name + "'" +
-                         (or_packed ? std::string(" (or PyTorch's packed ") + or_packed + ")" : std::string()));
+        throw InputError(or_packed ? trf("missing weight '{1}' (or PyTorch's packed {2})", {name, or_packed})
+                                   : trf("missing weight '{1}'", {name}));
     }
     return found->second;
-}
-
-// Rows part·D … (part+1)·D − 1 of PyTorch's packed in_proj_weight (3D, D) or in_proj_bias (3D).
-DynamicTensor packed_part(const DynamicTensor& packed, std::size_t part) {
-    const std::size_t D = packed.shape(0) / 3, columns = packed.dimension() == 2 ? packed.shape(1) : 1;
-    std::vector<std::size_t> shape(packed.shape().begin(), packed.shape().end());
-    shape[0] = D;
-    DynamicTensor slice = DynamicTensor::from_shape(shape);
-    for (std::size_t i = 0; i < D * columns; ++i) slice.data()[i] = packed.data()[part * D * columns + i];
-    return slice;
 }
 
 // w_q, w_k, w_v (or b_q, b_k, b_v) from the split names or from the packed one; never both.
@@ -34,37 +27,84 @@ std::vector<DynamicTensor> projections(const NamedTensors& tensors, const std::s
     const auto found = tensors.find(packed);
     if (found == tensors.end()) {
         std::vector<DynamicTensor> parts;
-        for (const auto& name : split) parts.push_back(named(tensors, name, packed.c_str()));
+        for (const auto& name : split) {
+            if (!tensors.count(name) && packed == "in_proj_bias") {
+                throw InputError(trf("missing {1}: give b_q, b_k and b_v (or PyTorch's packed in_proj_bias), or none "
+                                     "of them and no b_o for nn.MultiheadAttention(bias=False)", {name}));
+            }
+            parts.push_back(named(tensors, name, packed.c_str()));
+        }
         return parts;
     }
     for (const auto& name : split) {
         if (tensors.count(name)) {
-            throw InputError(packed + " (PyTorch's packed " + split[0] + "; " + split[1] + "; " + split[2] + ") and " + name +
-                             " are the same weights given twice; give either " + packed + " or the three split ones");
+            throw InputError(trf("{1} (PyTorch's packed {2}; {3}; {4}) and {5} are the same weights given twice; give "
+                                 "either {1} or the three split ones",
+                                 {packed, split[0], split[1], split[2], name}));
         }
     }
     const DynamicTensor& tensor = found->second;
     const std::vector<std::size_t> shape(tensor.shape().begin(), tensor.shape().end());
     const bool matrix = packed == "in_proj_weight";
     if (shape.size() != (matrix ? 2u : 1u) || shape[0] % 3 != 0 || shape[0] == 0 || (matrix && shape[0] != 3 * shape[1])) {
-        throw ShapeError(packed + " " + shape_string(shape) + " must be " + (matrix ? "(3D, D)" : "(3D)") +
-                         ": q, k and v stacked row-wise, as nn.MultiheadAttention stores it");
+        throw ShapeError(trf("{1} {2} must be {3}: q, k and v stacked row-wise, as nn.MultiheadAttention stores it",
+                             {packed, shape_string(shape), matrix ? "(3D, D)" : "(3D)"}));
     }
-    return {packed_part(tensor, 0), packed_part(tensor, 1), packed_part(tensor, 2)};
+    if (matrix) {
+        const MultiHeadAttentionWeights parts = split_in_proj(Matrix(tensor), std::nullopt);  // the library's split
+        return {parts.w_q, parts.w_k, parts.w_v};
+    }
+    const std::size_t D = shape[0] / 3;
+    std::vector<DynamicTensor> parts;
+    for (std::size_t part = 0; part < 3; ++part) {
+        DynamicTensor slice = DynamicTensor::from_shape({D});
+        for (std::size_t i = 0; i < D; ++i) slice(i) = tensor(part * D + i);
+        parts.push_back(slice);
+    }
+    return parts;
+}
+
+bool has_in_projection_bias(const NamedTensors& tensors) {
+    for (const char* name : {"in_proj_bias", "b_q", "b_k", "b_v"}) {
+        if (tensors.count(name)) return true;
+    }
+    return false;
 }
 
 }  // namespace
 
-MultiHeadAttentionWeights attention_weights_from(const NamedTensors& tensors) {
+MultiHeadAttentionWeights attention_weights_from(const NamedTensors& tensors, bool no_output_projection) {
     MultiHeadAttentionWeights w;
     const auto weights = projections(tensors, "in_proj_weight", {"w_q", "w_k", "w_v"});
-    const auto biases = projections(tensors, "in_proj_bias", {"b_q", "b_k", "b_v"});
     w.w_q = weights[0];
     w.w_k = weights[1];
     w.w_v = weights[2];
-    w.b_q = biases[0];
-    w.b_k = biases[1];
-    w.b_v = biases[2];
+    if (has_in_projection_bias(tensors)) {
+        const auto biases = projections(tensors, "in_proj_bias", {"b_q", "b_k", "b_v"});
+        w.b_q = biases[0];
+        w.b_k = biases[1];
+        w.b_v = biases[2];
+    } else {
+        // nn.MultiheadAttention(bias=False): no bias anywhere; zeros add nothing, exactly.
+        if (tensors.count("b_o")) {
+            throw InputError(tr("b_o (out_proj.bias) is given without the in-projection biases (in_proj_bias, or b_q, b_k, "
+                                "b_v): nn.MultiheadAttention has both (bias=True) or neither (bias=False); give the missing ones"));
+        }
+        w.b_q = w.b_k = w.b_v = xt::zeros<double>({w.w_q.shape(0)});
+    }
+    if (no_output_projection && (tensors.count("w_o") || tensors.count("b_o"))) {
+        throw InputError(trf("--no-output-projection and {1} are both given: the model has an output projection (out_proj) "
+                             "or none; remove one",
+                             {tensors.count("w_o") ? "w_o" : "b_o"}));
+    }
+    if (!no_output_projection && !tensors.count("w_o")) {
+        throw InputError(tensors.count("b_o")
+                             ? tr("missing weight 'w_o' (PyTorch's out_proj.weight), while b_o is given: give it, or "
+                                  "--no-output-projection for a block without an output projection (seed 000)")
+                             : tr("missing weight 'w_o' (PyTorch's out_proj.weight): give it, or --no-output-projection "
+                                  "for a block without an output projection (seed 000)"));
+    }
+    w.no_output_projection = no_output_projection;
     if (tensors.count("w_o")) w.w_o = Matrix(tensors.at("w_o"));
     if (tensors.count("b_o")) w.b_o = Vector(tensors.at("b_o"));
     return w;
@@ -72,6 +112,11 @@ MultiHeadAttentionWeights attention_weights_from(const NamedTensors& tensors) {
 
 EncoderLayerWeights encoder_layer_weights_from(const NamedTensors& tensors) {
     EncoderLayerWeights w;
+    if (!has_in_projection_bias(tensors) && !tensors.count("b_o")) {
+        throw InputError(tr("the attention has no biases (no in_proj_bias, no out_proj.bias): a layer built with bias=False "
+                            "(nn.TransformerEncoderLayer(bias=False), PyTorch 2.1 and later); encoder-layer and encoder read "
+                            "layers with every bias (mha reads nn.MultiheadAttention(bias=False))"));
+    }
     w.attention = attention_weights_from(tensors);
     w.attention.w_o = Matrix(named(tensors, "w_o"));
     w.attention.b_o = Vector(named(tensors, "b_o"));
@@ -112,12 +157,17 @@ EncoderWeights encoder_weights_from(const NamedTensors& tensors) {
     for (const auto& [name, tensor] : tensors) {
         if (const auto split = split_layer_name(name)) count = std::max(count, split->first + 1);
     }
-    if (count == 0) throw InputError("no layer weights: an encoder's weights are layers_0_w_q … (layers.0.self_attn.in_proj_weight …)");
+    if (count == 0) {
+        throw InputError(tr("no layer weights: an encoder's weights are layers_0_w_q … (layers.0.self_attn.in_proj_weight …)"));
+    }
     EncoderWeights w;
     for (std::size_t layer = 0; layer < count; ++layer) {
         const std::string prefix = "layers_" + std::to_string(layer) + "_";
         const NamedTensors own = layer_tensors(tensors, layer);
-        if (own.empty()) throw InputError("layer " + std::to_string(layer) + " has no weights (" + prefix + "…), but layer " + std::to_string(count - 1) + " has");
+        if (own.empty()) {
+            throw InputError(trf("layer {1} has no weights ({2}…), but layer {3} has",
+                                 {std::to_string(layer), prefix, std::to_string(count - 1)}));
+        }
         try {
             w.layers.push_back(encoder_layer_weights_from(own));
         } catch (const InputError& e) {
@@ -125,7 +175,10 @@ EncoderWeights encoder_weights_from(const NamedTensors& tensors) {
         }
     }
     const bool weight = tensors.count("norm_weight") > 0, bias = tensors.count("norm_bias") > 0;
-    if (weight != bias) throw InputError(std::string("the final norm needs both norm_weight and norm_bias; only ") + (weight ? "norm_weight" : "norm_bias") + " is given");
+    if (weight != bias) {
+        throw InputError(trf("the final norm needs both norm_weight and norm_bias; only {1} is given",
+                             {weight ? "norm_weight" : "norm_bias"}));
+    }
     if (weight) w.final_norm = std::make_pair(Vector(tensors.at("norm_weight")), Vector(tensors.at("norm_bias")));
     return w;
 }

@@ -23,8 +23,10 @@
 namespace attn::tutor {
 
 /// w_q, w_k, w_v (D, D), b_q, b_k, b_v (D) — or in_proj_weight (3D, D), in_proj_bias (3D) — and
-/// w_o, b_o when present. InputError naming a missing tensor, or a weight given both packed and split.
-MultiHeadAttentionWeights attention_weights_from(const NamedTensors& tensors);
+/// w_o, b_o. No in-projection bias and no b_o: nn.MultiheadAttention(bias=False), zero biases.
+/// w_o is required unless no_output_projection (then w_o and b_o must be absent). InputError
+/// naming a missing tensor, a weight given both packed and split, or b_o without the other biases.
+MultiHeadAttentionWeights attention_weights_from(const NamedTensors& tensors, bool no_output_projection = false);
 
 /// The attention's weights (w_o and b_o required), norm1_/norm2_ weight and bias,
 /// linear1_/linear2_ weight and bias.

@@ -68,6 +68,12 @@ bool type_step_number(PagerState& state, const Key& key) {
     return true;
 }
 
+// Paging by step: s shows the last screen of the step on screen (the step's results, its inputs
+// skipped); pressed there, the next step's first screen. n and p go to the next and previous step.
+std::size_t last_screen_of_step(const std::vector<Screen>& screens, std::size_t index) {
+    return index - screens[index].page + screens[index].pages - 1;
+}
+
 std::string status_message(const PagerState& state) {
     if (state.typing_step) return trf("Go to step: {1}_   (Enter: go · Esc: cancel)", {state.digits});
     return state.message;
@@ -122,13 +128,26 @@ PagerResult run_pager(const WalkthroughLayout& layout, const TerminalRequest& re
         } else if (c == 'b' || c == 'B') {
             if (state.index > 0) --state.index;
             else state.message = tr("This is the first screen.");
+        } else if (c == 's' || c == 'S') {
+            const std::size_t last = last_screen_of_step(state.screens, state.index);
+            if (last != state.index) state.index = last;
+            else if (state.index + 1 == state.screens.size()) return {PagerOutcome::finished, step};
+            else ++state.index;
+        } else if (c == 'n' || c == 'N') {
+            const std::size_t last = last_screen_of_step(state.screens, state.index);
+            if (last + 1 == state.screens.size()) return {PagerOutcome::finished, step};
+            state.index = last + 1;
+        } else if (c == 'p' || c == 'P') {
+            const std::size_t first = state.index - state.screens[state.index].page;
+            if (first == 0) state.message = tr("This is the first step.");
+            else state.index = first_screen_of_step(state.screens, state.screens[first - 1].step);
         } else if (c == 'q' || c == 'Q') {
             return {PagerOutcome::quit, step};
         } else if (c == 'g' || c == 'G' || std::isdigit(static_cast<unsigned char>(c))) {
             state.typing_step = true;
             state.digits = std::isdigit(static_cast<unsigned char>(c)) ? std::string(1, c) : "";
         } else {
-            state.message = tr("Keys: Enter or space: next · b: back · g N Enter: go to step N · q: quit");
+            state.message = tr("Keys: Enter next · b back · s step end · n/p step · g N · q quit");
         }
     }
 }

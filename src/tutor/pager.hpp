@@ -1,7 +1,8 @@
 // tutor/pager.hpp — the walkthrough on a projector: one screen at a time, one key at a time.
 //
 // Why: a class follows a lesson at the teacher's pace. Enter or space shows the next screen, b the
-// previous one, g N jumps to step N, q quits; Ctrl-D (or the input closing) stops too, and says
+// previous one, s the step's last screen (then the next step's first), n and p the next and
+// previous step, g N jumps to step N, q quits; Ctrl-D (or the input closing) stops too, and says
 // so, rather than pouring the rest of the lesson onto the screen unpaused. The pager draws on the
 // alternate screen and gives the terminal back as it found it (key_input.hpp).
 //

@@ -33,6 +33,7 @@ struct StepBody {
     std::vector<std::string> lines;
     std::vector<bool> prose;  // per line: part of a prose part (not a tensor block)
     std::vector<std::size_t> pauses;
+    LineRanges keep;          // [first, last) lines kept on one screen when they fit
 };
 
 StepBody body_of(const WalkStep& step, const Terminal& terminal) {
@@ -43,14 +44,48 @@ StepBody body_of(const WalkStep& step, const Terminal& terminal) {
             body.lines.push_back("");
             body.prose.push_back(false);
         }
+        // Where each line of the part begins in the body (a line too wide becomes several).
+        std::vector<std::size_t> starts;
         for (const std::string& line : split_lines(part.text)) {
+            starts.push_back(body.lines.size());
             for (const std::string& piece : break_line(line, terminal.width)) {
                 body.lines.push_back(piece);
                 body.prose.push_back(!part.tensor);
             }
         }
+        starts.push_back(body.lines.size());
+        for (const auto& [first, last] : part.keep) {
+            if (first < last && last < starts.size()) body.keep.emplace_back(starts[first], starts[last]);
+        }
     }
     return body;
+}
+
+// Whether a screen may end before line `at`: not inside a range that fits on one screen.
+bool may_cut_before(const StepBody& body, std::size_t at, std::size_t rows) {
+    return std::none_of(body.keep.begin(), body.keep.end(), [&](const auto& range) {
+        return range.first < at && at < range.second && range.second - range.first <= rows;
+    });
+}
+
+// Whether a kept range starts at line `at` (a heat map's caption, a code block).
+bool starts_kept(const StepBody& body, std::size_t at) {
+    return std::any_of(body.keep.begin(), body.keep.end(), [at](const auto& range) { return range.first == at; });
+}
+
+// Where a screen that starts at `start` and cannot hold the rest ends: at the last blank line (or
+// the start of a kept range) in the lower two thirds, outside any kept range that fits a screen;
+// else at the last line outside such a range (a diagram, a grid with its caption and legend go to
+// the next screen whole); else at the bottom.
+std::size_t cut_point(const StepBody& body, std::size_t start, std::size_t rows) {
+    const std::size_t n = body.lines.size();
+    for (std::size_t j = start + rows; j > start + rows / 3; --j) {
+        if (j < n && (blank(body.lines[j]) || starts_kept(body, j)) && may_cut_before(body, j, rows)) return j;
+    }
+    for (std::size_t j = start + rows; j > start; --j) {
+        if (may_cut_before(body, j, rows)) return j;
+    }
+    return start + rows;
 }
 
 // Screens of one step: [start, end) ranges of its body lines, each at most `rows` long.
@@ -95,16 +130,8 @@ std::vector<std::pair<std::size_t, std::size_t>> cut_step(const StepBody& body, 
             if (short_paragraph && trim_blanks(paragraph, segment_end) - paragraph <= rows) start = paragraph;
         }
         while (trim_blanks(start, segment_end) - start > rows) {
-            // Too tall for one screen: cut at the last blank line in the lower two thirds, else at the bottom.
-            std::size_t cut = start + rows;
-            for (std::size_t j = start + rows; j > start + rows / 3; --j) {
-                if (j < n && blank(lines[j])) {
-                    cut = j;
-                    break;
-                }
-            }
-            screens.emplace_back(start, trim_blanks(start, cut));
-            start = skip_blanks(cut);
+            screens.emplace_back(start, trim_blanks(start, cut_point(body, start, rows)));
+            start = skip_blanks(screens.back().second);
         }
         const std::size_t end = trim_blanks(start, segment_end);
         if (end > start) screens.emplace_back(start, end);
@@ -156,10 +183,15 @@ std::string status_bar(const Walkthrough& walkthrough, const Screen& screen, con
     if (!message.empty()) {
         left = " " + message;
     } else {
-        for (const std::string& controls : {tr("Enter/space: next · b: back · g N: go to step · q: quit"),
-                                            tr("Enter: next · b: back · g N: step · q: quit"), std::string("Enter · b · g N · q")}) {
+        // The longest legend that leaves a visible gap before "step 2 · 1/3".
+        constexpr std::size_t gap = 3;
+        for (const std::string& controls :
+             {tr("Enter/space: next · b: back · s: end of step · g N: go to step · q: quit"),
+              tr("Enter: next · b: back · s: end of step · g N: step · q: quit"),
+              tr("Enter/space: next · b: back · g N: go to step · q: quit"), tr("Enter: next · b: back · g N: step · q: quit"),
+              std::string("Enter · b · s · g N · q"), std::string("Enter · b · q"), std::string()}) {
             left = " " + controls;
-            if (visible_width(left) + 1 + visible_width(where) <= width) break;
+            if (visible_width(left) + gap + visible_width(where) <= width) break;
         }
     }
     left = truncate_to_width(left, width > visible_width(where) + 1 ? width - visible_width(where) - 1 : width);

@@ -3,8 +3,10 @@
 // Why: on a projector the class must always see which lesson and step it is looking at. Every
 // screen starts with the lesson's title and the step's heading; a pause comes before each tensor
 // block (the tensor is then added below the prose it follows, when both fit) and at each step;
-// a step taller than the screen is cut at a blank line where it can be. The last row is the
-// status bar with the controls. The pager shows these screens; `attn lesson --screens` prints
+// a step taller than the screen is cut at a blank line where it can be, never inside what a part
+// keeps together (WalkPart::keep: a diagram, a table, a heat-map grid with its caption and legend)
+// when that fits one screen. The last row is the status bar with the controls, and at least three
+// spaces before "step 2 · 1/3" (a shorter legend when the long one would leave less). The pager shows these screens; `attn lesson --screens` prints
 // them, so that a test can check each one.
 //
 //   auto screens = paginate(walkthrough, terminal);         // terminal.width × terminal.height

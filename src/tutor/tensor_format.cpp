@@ -30,6 +30,15 @@ std::string scientific(double value, int precision) {
 // torch._tensor_str._Formatter: one format for every element, chosen from the nonzero finite ones.
 class Formatter {
 public:
+    Formatter(const std::vector<double>& shown, const PrintOptions& options) : Formatter(shown, options.precision) {
+        if (!options.integer_dtype) return;
+        // torch._tensor_str._Formatter for an integer dtype: every shown value, zeros included, as
+        // "{}" formats it, right-aligned to the widest.
+        integer_dtype_ = true;
+        width_ = 1;
+        for (double v : shown) width_ = std::max(width_, integer(v).size());
+    }
+
     Formatter(const std::vector<double>& shown, int precision) : precision_(precision) {
         std::vector<double> nonzero_finite;
         for (double v : shown) {
@@ -63,7 +72,9 @@ public:
 
     std::string format(double value) const {
         std::string text;
-        if (sci_mode_) {
+        if (integer_dtype_) {
+            text = integer(value);
+        } else if (sci_mode_) {
             text = scientific(value, precision_);
         } else if (int_mode_) {
             text = fixed(value, 0);
@@ -76,6 +87,13 @@ public:
     }
 
 private:
+    static std::string integer(double value) {
+        char buffer[32];
+        std::snprintf(buffer, sizeof buffer, "%lld", static_cast<long long>(std::llround(value)));
+        return buffer;
+    }
+
+    bool integer_dtype_ = false;
     int precision_;
     bool int_mode_ = true;
     bool sci_mode_ = false;
@@ -104,7 +122,7 @@ struct Printer {
 
     void collect(std::size_t dim, std::size_t offset, std::vector<double>& out) const {
         if (dim == tensor.dimension()) {
-            out.push_back(static_cast<double>(static_cast<float>(tensor.data()[offset])));
+            out.push_back(value(offset));
             return;
         }
         for (std::size_t i : shown_indices(tensor.shape()[dim])) {
@@ -112,7 +130,10 @@ struct Printer {
         }
     }
 
-    double value(std::size_t offset) const { return static_cast<double>(static_cast<float>(tensor.data()[offset])); }
+    double value(std::size_t offset) const {
+        const double v = tensor.data()[offset];
+        return options.integer_dtype ? v : static_cast<double>(static_cast<float>(v));
+    }
 
     std::string vector_string(std::size_t offset, std::size_t indent, const Formatter& formatter) const {
         const std::size_t element_length = formatter.width() + 2;
@@ -150,8 +171,9 @@ struct Printer {
 
 std::string format_tensor_body(const DynamicTensor& tensor, std::size_t indent, const PrintOptions& options) {
     if (tensor.dimension() == 0) {
-        std::vector<double> one{static_cast<double>(static_cast<float>(tensor.data()[0]))};
-        return Formatter(one, options.precision).format(one[0]);
+        const double v = tensor.data()[0];
+        std::vector<double> one{options.integer_dtype ? v : static_cast<double>(static_cast<float>(v))};
+        return Formatter(one, options).format(one[0]);
     }
     if (tensor.size() == 0) {
         if (tensor.dimension() == 1) return "[]";
@@ -173,7 +195,7 @@ std::string format_tensor_body(const DynamicTensor& tensor, std::size_t indent, 
     for (std::size_t d = tensor.dimension() - 1; d > 0; --d) printer.strides[d - 1] = printer.strides[d] * tensor.shape()[d];
     std::vector<double> shown;
     printer.collect(0, 0, shown);
-    const Formatter formatter(shown, options.precision);
+    const Formatter formatter(shown, options);
     return printer.tensor_string(0, 0, indent, formatter);
 }
 

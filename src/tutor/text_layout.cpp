@@ -159,6 +159,29 @@ std::string wrap_words(const std::string& text, std::size_t width, const std::st
     return out + "\n";
 }
 
+std::string grouped_number(std::size_t number) {
+    const std::string digits = std::to_string(number);
+    if (digits.size() <= 4) return digits;
+    std::string out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += "\u202F";
+        out += digits[i];
+    }
+    return out;
+}
+
+std::string keep_numbers_whole(const std::string& text) {
+    const auto digit = [&text](std::size_t i) { return i < text.size() && text[i] >= '0' && text[i] <= '9'; };
+    std::string out = text;
+    for (std::size_t i = 1; i + 3 < text.size(); ++i) {
+        // "d ddd" where the three digits end the group: a digit before, exactly three after.
+        if (text[i] == ' ' && digit(i - 1) && digit(i + 1) && digit(i + 2) && digit(i + 3) && !digit(i + 4)) {
+            out[i] = unbreakable_space;
+        }
+    }
+    return out;
+}
+
 std::string truncate_to_width(const std::string& text, std::size_t width) {
     if (visible_width(text) <= width) return text;
     if (width == 0) return "";

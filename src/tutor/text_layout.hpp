@@ -36,6 +36,14 @@ std::string fit_to_width(const std::string& text, std::size_t width, std::size_t
 /// `text` (one line) cut to at most `width` columns, ending in "…" when it was cut.
 std::string truncate_to_width(const std::string& text, std::size_t width);
 
+/// A count as the tutor prints it: up to four digits as they are ("5000"), longer ones in groups
+/// of three joined by a narrow no-break space (U+202F: "12 288"), which no line break splits.
+std::string grouped_number(std::size_t number);
+
+/// `text` with the spaces inside a number written in groups of three ("5 000", "50 331 648")
+/// made unbreakable, so that wrap_words never splits the number across two lines.
+std::string keep_numbers_whole(const std::string& text);
+
 /// The lines of `text`, without their newlines; a final newline does not add an empty line.
 std::vector<std::string> split_lines(const std::string& text);
 

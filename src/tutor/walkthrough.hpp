@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tutor/lessons.hpp"
+#include "tutor/markdown.hpp"
 #include "tutor/terminal.hpp"
 
 namespace attn::tutor {
@@ -29,6 +30,11 @@ enum class TensorView { heatmap, tensor, both };
 struct WalkPart {
     bool tensor = false;
     std::string text;  // lines that fit the terminal's width, ending in a newline
+    // Lines of `text` that belong together, kept on one screen when they fit: a code block (a
+    // diagram and its labels), a table, a tensor block whole, each heat-map grid with its caption
+    // and legend.
+    LineRanges keep;
+    bool brief = false;  // one-line summaries of inputs seen before (no pause before them)
 };
 
 /// One `## ` section of the document (the introduction is step 0).
@@ -45,8 +51,14 @@ struct Walkthrough {
     std::size_t passed = 0, failed = 0;  // over every check of the lesson
 };
 
+/// Which inputs are shown whole: all of them, or not those the class has seen already — an input
+/// whose name and values equal one shown earlier in the lesson, and one marked `brief` (seen in an
+/// earlier lesson), which are summarised on one line: name, shape, and where to find it.
+enum class InputView { new_ones, all };
+
 /// Every step of `run`, laid out for `terminal`.
-Walkthrough build_walkthrough(const LessonRun& run, const Terminal& terminal, TensorView view);
+Walkthrough build_walkthrough(const LessonRun& run, const Terminal& terminal, TensorView view,
+                              InputView inputs = InputView::new_ones);
 
 /// The step a class asks for with `--step N` or `g N`: the step whose heading says "Step N",
 /// else the N-th section (0 = the introduction); empty when there is none.

@@ -15,6 +15,7 @@ fast::AttentionParameters random_fast_parameters(std::mt19937& generator, std::s
         p.w_o = random_float<2>(generator, {D, D}, scale);
         p.b_o = random_float<1>(generator, {D}, scale);
     }
+    p.no_output_projection = !output_projection;
     return p;
 }
 
@@ -49,6 +50,7 @@ MultiHeadAttentionWeights lesson_weights(const fast::AttentionParameters& fast) 
     lesson.b_q = widen_or_zeros(fast.b_q, D);
     lesson.b_k = widen_or_zeros(fast.b_k, D);
     lesson.b_v = widen_or_zeros(fast.b_v, D);
+    lesson.no_output_projection = fast.no_output_projection;
     if (fast.w_o) lesson.w_o = Matrix(widen(*fast.w_o));
     if (fast.b_o) lesson.b_o = Vector(widen(*fast.b_o));
     return lesson;

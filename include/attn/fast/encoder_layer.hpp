@@ -14,8 +14,7 @@
 //   norm1_weight, norm1_bias, norm2_weight, norm2_bias (D) · linear1_weight (F, D) ·
 //   linear1_bias (F) · linear2_weight (D, F) · linear2_bias (D) · attention_mask (B, T) → (B, T, D)
 //
-//   attn::fast::EncoderLayerOptions options;
-//   options.heads = 8;
+//   attn::fast::EncoderLayerOptions options(8);   // 8 heads: required, as PyTorch's nhead
 //   attn::fast::Tensor3 y = attn::fast::transformer_encoder_layer(x, parameters, options);
 //
 // Equals nn.TransformerEncoderLayer(D, h, F, dropout=0.0, activation, layer_norm_eps,
@@ -38,7 +37,7 @@
 
 #include "attn/fast/multi_head_attention.hpp"
 #include "attn/fast/tensor.hpp"
-#include "attn/feed_forward.hpp"  // attn::Activation (relu, gelu)
+#include "attn/feed_forward.hpp"  // attn::Activation (relu, gelu, gelu_tanh)
 
 namespace attn::fast {
 
@@ -53,11 +52,16 @@ struct EncoderLayerParameters {
     std::optional<Vector> linear2_bias;     // (D); absent: no bias
 };
 
+/// The same names as the lesson path's attn::EncoderLayerOptions (heads, norm_first, eps,
+/// activation, attention_mask), plus the fast path's own causal and tiles.
 struct EncoderLayerOptions {
-    std::size_t heads = 1;
+    EncoderLayerOptions() = default;
+    explicit EncoderLayerOptions(std::size_t heads) : heads(heads) {}
+
+    std::size_t heads = 0;                     // h, PyTorch's nhead: required (0 = not set, an InputError)
     bool norm_first = false;                   // false: post-norm (PyTorch's default)
-    Activation activation = Activation::relu;  // gelu is the exact erf GELU
-    float layer_norm_eps = 1e-5f;              // > 0
+    Activation activation = Activation::relu;  // gelu is the exact erf GELU, gelu_tanh PyTorch's tanh form
+    float eps = 1e-5f;                         // LayerNorm's eps (PyTorch's layer_norm_eps), > 0
     std::optional<Matrix> attention_mask;      // (B, T): 1 = attend, 0 = padding; only 0 and 1
     bool causal = false;                       // position t attends to positions 0 … t
     std::size_t query_tile = 64;               // the attention's tiles (attn/fast/multi_head_attention.hpp)
@@ -75,7 +79,7 @@ struct EncoderLayerWorkspace {
 };
 
 /// One encoder layer, x (B, T, D) → (B, T, D). Throws ShapeError naming the tensor whose shape
-/// does not fit and the shape it should have; InputError for layer_norm_eps ≤ 0, a mask value other
+/// does not fit and the shape it should have; InputError for heads not set, eps ≤ 0, a mask value other
 /// than 0 or 1, and a non-finite value (see above).
 Tensor3 transformer_encoder_layer(const Tensor3& x, const EncoderLayerParameters& parameters,
                                   const EncoderLayerOptions& options);

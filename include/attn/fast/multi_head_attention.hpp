@@ -29,17 +29,17 @@
 //   attention_mask (B, S): 1 = attend, 0 = padding (the library's Hugging Face convention)
 //   output (B, T, D) · weights (B, h, T, S), only when need_weights
 //
-//   attn::fast::AttentionParameters p = …;   // w_q, w_k, w_v, optional biases, optional w_o, b_o
+//   attn::fast::AttentionParameters p = …;   // w_q, w_k, w_v, optional biases, w_o (or
+//                                             // no_output_projection), optional b_o
 //   attn::fast::Tensor3 x = xt::zeros<float>({1, 4096, 768});
-//   attn::fast::AttentionOptions options;
-//   options.heads = 12;
+//   attn::fast::AttentionOptions options(12); // 12 heads: required
 //   options.need_weights = false;            // the tiled path
 //   auto r = attn::fast::multi_head_attention(x, x, x, p, options);
 //   r.output.shape();     // (1, 4096, 768);  r.weights is std::nullopt
 //
 // From PyTorch: nn.MultiheadAttention(D, h, batch_first=True) stacks w_q, w_k, w_v in
-// in_proj_weight (3D, D) (rows [0, D), [D, 2D), [2D, 3D)) and b_q, b_k, b_v in in_proj_bias; its
-// out_proj is w_o, b_o. Its key_padding_mask is True = ignore: attention_mask = ~key_padding_mask.
+// in_proj_weight (3D, D) (rows [0, D), [D, 2D), [2D, 3D)) and b_q, b_k, b_v in in_proj_bias
+// (split_in_proj splits them); its out_proj is w_o, b_o. Its key_padding_mask is True = ignore: attention_mask = ~key_padding_mask.
 // Its is_causal / triu(ones(T, S), 1) mask is `causal` (the top-left alignment; the bottom-right
 // alignment of KV-cache decoding is the lesson path's, attn/masks.hpp).
 //
@@ -65,15 +65,30 @@
 namespace attn::fast {
 
 /// The learned parameters of one multi-head attention, as nn.Linear layers store them.
+/// (The lesson path calls the same fields attn::MultiHeadAttentionWeights.)
 struct AttentionParameters {
     Matrix w_q, w_k, w_v;                // (D, D) each
     std::optional<Vector> b_q, b_k, b_v; // (D) each; absent: no bias (nn.MultiheadAttention(bias=False))
-    std::optional<Matrix> w_o;           // (D, D); absent: no output projection (output = the heads side by side, seed 000)
+    std::optional<Matrix> w_o;           // (D, D); required unless no_output_projection
     std::optional<Vector> b_o;           // (D); needs w_o; absent: no bias
+    /// true: no output projection, output = the heads side by side (seed 000); w_o and b_o must be
+    /// absent. false (the default): w_o is required — a forgotten one is an InputError.
+    bool no_output_projection = false;
 };
 
+/// PyTorch's packed in_proj_weight (3D, D) and in_proj_bias (3D) (absent: bias=False) split
+/// row-wise into w_q, w_k, w_v and b_q, b_k, b_v; w_o and b_o are left for the caller. ShapeError
+/// naming in_proj_weight or in_proj_bias when they are not (3D, D) and (3D).
+AttentionParameters split_in_proj(const Matrix& in_proj_weight, const std::optional<Vector>& in_proj_bias);
+
+/// The lesson path's attn::AttentionOptions names for what both have (causal, attention_mask);
+/// the lesson path takes the number of heads as an argument of multi_head_attention, this one
+/// here.
 struct AttentionOptions {
-    std::size_t heads = 1;                 // h; must divide D
+    AttentionOptions() = default;
+    explicit AttentionOptions(std::size_t heads) : heads(heads) {}
+
+    std::size_t heads = 0;                 // h; must divide D; required (0 = not set, an InputError)
     std::optional<Matrix> attention_mask;  // (B, S): 1 = attend, 0 = padding; only 0 and 1
     bool causal = false;                   // query t sees keys 0 … t (top-left, PyTorch's is_causal)
     bool need_weights = true;              // false: the tiled online softmax, no (B, h, T, S) weights
@@ -104,8 +119,11 @@ struct AttentionResult {
     AttentionWork work;
 };
 
-/// Buffers reused from call to call by multi_head_attention_into: sized by the first call, later
-/// calls with the same shapes allocate nothing. One workspace per concurrent caller.
+/// Buffers reused from call to call by multi_head_attention_into: sized by the first call, so that
+/// later calls with the same shapes allocate none of the buffers that grow with the tensors. A
+/// call still makes a few small allocations of its own (the function's name for its messages, and
+/// per-task counters of the tiled form: 24 bytes per (batch, head, query tile)). One workspace
+/// per concurrent caller.
 struct AttentionWorkspace {
     std::vector<float> q, k, v;  // projections (B·T, D), (B·S, D), (B·S, D); the heads' context
                                  // overwrites q in place when there is an output projection

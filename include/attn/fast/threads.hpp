@@ -33,8 +33,8 @@ namespace attn::fast {
 /// Throws InputError when threads is below 1 or above 1024.
 void set_threads(int threads);
 
-/// The pool's thread count. Before set_threads is called: OpenBLAS's thread count as the process
-/// started (OPENBLAS_NUM_THREADS when set, else every core).
+/// The pool's thread count. Before set_threads is called: the number of physical cores this
+/// process may run on (attn/fast/machine.hpp; hardware threads of one core count once).
 int threads();
 
 }  // namespace attn::fast

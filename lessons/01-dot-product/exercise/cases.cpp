@@ -55,11 +55,9 @@ Case random_case(const EncoderDecoderShape& shape) {
                          {1e-9, 1e-9});
 }
 
-}  // namespace
-
-Exercise exercise01(const std::string& source) {
+Exercise define(const std::string& source) {
     Exercise e;
-    e.number = 1;
+    e.number = ATTN_LESSON_NUMBER;
     e.title = tutor::tr("dot-product attention");
     e.practised = "attn::dot_attention";
     e.mistakes = {
@@ -70,7 +68,7 @@ Exercise exercise01(const std::string& source) {
                             "positions.")},
         unshifted_softmax_mistake(tutor::tr("Subtract each row's maximum before exponentiating; it changes nothing else.")),
     };
-    const auto document = tutor::read_lesson_document(source + "/lessons/01-dot-product/README.md");
+    const auto document = tutor::read_lesson_document(source + "/lessons/" ATTN_LESSON_FOLDER "/README.md");
     e.cases = {
         document_case(document, tutor::tr("the lesson's worked example (expected values from the lesson document)"), "main"),
         document_case(document, tutor::tr("the lesson's batch of one, where the `.squeeze()` trap shows (its context)"), "one"),
@@ -78,5 +76,9 @@ Exercise exercise01(const std::string& source) {
     for (const auto& shape : encoder_decoder_shapes()) e.cases.push_back(random_case(shape));
     return e;
 }
+
+}  // namespace
+
+ATTN_EXERCISE_DEFINITION(define)
 
 }  // namespace attn::exercises

@@ -11,7 +11,7 @@
 // siguiente; `./tutor exercise 1 --hint` muestra una al momento, y `./tutor exercise 1 --reset`
 // te da una copia nueva de este archivo (la tuya se guarda como copia de seguridad).
 //
-// Formas: B batch · S posiciones de origen · H tamaño oculto.
+// Formas: B batch · S posiciones de origen · H dimensión oculta.
 // Útil: attn::Matrix::from_shape({B, S}) crea una matriz (B, S) sin inicializar; x(b, s, h) lee
 // un elemento; std::exp está en <cmath>. De la biblioteca, usa solo sus tipos: una llamada a
 // attn::dot_attention, o a cualquier otra de sus funciones, se rechaza antes de ejecutar tu código.

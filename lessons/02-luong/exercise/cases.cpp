@@ -62,11 +62,9 @@ Case random_case(const EncoderDecoderShape& shape) {
                          {1e-9, 1e-9});
 }
 
-}  // namespace
-
-Exercise exercise02(const std::string& source) {
+Exercise define(const std::string& source) {
     Exercise e;
-    e.number = 2;
+    e.number = ATTN_LESSON_NUMBER;
     e.title = tutor::tr("Luong attention, general score");
     e.practised = "attn::luong_general_attention";
     e.mistakes = {
@@ -78,7 +76,7 @@ Exercise exercise02(const std::string& source) {
                                  "W_a only changes how the positions are scored.")},
         unshifted_softmax_mistake(tutor::tr("Subtract each row's maximum before exponentiating; it changes nothing else.")),
     };
-    const auto document = tutor::read_lesson_document(source + "/lessons/02-luong/README.md");
+    const auto document = tutor::read_lesson_document(source + "/lessons/" ATTN_LESSON_FOLDER "/README.md");
     e.cases = {
         document_case(document, tutor::tr("the lesson's worked example (expected values from the lesson document)"), "main"),
         document_case(document, tutor::tr("W_a = I gives back lesson 1 (expected values from the lesson document)"), "identity"),
@@ -86,5 +84,9 @@ Exercise exercise02(const std::string& source) {
     for (const auto& shape : encoder_decoder_shapes()) e.cases.push_back(random_case(shape));
     return e;
 }
+
+}  // namespace
+
+ATTN_EXERCISE_DEFINITION(define)
 
 }  // namespace attn::exercises

@@ -11,7 +11,7 @@
 // siguiente; `./tutor exercise 2 --hint` muestra una al momento, y `./tutor exercise 2 --reset`
 // te da una copia nueva de este archivo (la tuya se guarda como copia de seguridad).
 //
-// Formas: B batch · S posiciones de origen · H tamaño oculto.
+// Formas: B batch · S posiciones de origen · H dimensión oculta.
 // W_a se guarda como nn.Linear(H, H, bias=False).weight lo guarda: la fila i produce la componente
 // de salida i, así que (W_a h̄_s)[i] = Σ_j W_a[i, j] · h̄_s[j]. Los pasos 4 y 5 son el softmax y la
 // media ponderada de la lección 1.

@@ -82,11 +82,9 @@ Case random_case(const EncoderDecoderShape& shape) {
     return exercise_case(tutor::tr(shape.name), in, right, all_steps(step_names, values_of(right)), {1e-9, 1e-9});
 }
 
-}  // namespace
-
-Exercise exercise03(const std::string& source) {
+Exercise define(const std::string& source) {
     Exercise e;
-    e.number = 3;
+    e.number = ATTN_LESSON_NUMBER;
     e.title = tutor::tr("Bahdanau attention");
     e.practised = "attn::bahdanau_attention";
     e.mistakes = {
@@ -98,12 +96,16 @@ Exercise exercise03(const std::string& source) {
         softmax_over_batch_mistake(),
         unshifted_softmax_mistake(tutor::tr("Subtract each row's maximum before exponentiating; it changes nothing else.")),
     };
-    const auto document = tutor::read_lesson_document(source + "/lessons/03-bahdanau/README.md");
+    const auto document = tutor::read_lesson_document(source + "/lessons/" ATTN_LESSON_FOLDER "/README.md");
     e.cases = {
         document_case(document, tutor::tr("the lesson's worked example (expected values from the lesson document)")),
     };
     for (const auto& shape : encoder_decoder_shapes()) e.cases.push_back(random_case(shape));
     return e;
 }
+
+}  // namespace
+
+ATTN_EXERCISE_DEFINITION(define)
 
 }  // namespace attn::exercises

@@ -11,8 +11,8 @@
 // siguiente; `./tutor exercise 3 --hint` muestra una al momento, y `./tutor exercise 3 --reset`
 // te da una copia nueva de este archivo (la tuya se guarda como copia de seguridad).
 //
-// Formas: B batch · S posiciones de origen · H tamaño oculto.
-// W1 y w2 se guardan como nn.Linear guarda su peso, (salida, entrada): la fila i produce la unidad
+// Formas: B batch · S posiciones de origen · H dimensión oculta.
+// W1 y w2 se guardan como nn.Linear guarda su peso, (out, in): la fila i produce la unidad
 // de salida i. Los pasos 5 y 6 son el softmax y la media ponderada de la lección 1. El paso 8 de la
 // lección muestra un fallo que hay que evitar.
 // Útil: attn::Tensor3::from_shape({B, S, 2 * H}) crea un tensor sin inicializar; x(b, s, j) lee un

@@ -43,12 +43,16 @@ Case exercise_case(std::string name, const Tensor3& Q, const Tensor3& K, const T
 
 // One example of the document; `q`, `k`, `v` name its inputs (the saturation example has no
 // values: its keys stand in for them, as in the lesson, since only its weights are written).
+// `suffix` ends the names the document writes the steps under: the KV-cache example writes each
+// step for both alignments, and the exercise's causal mask is the top-left one ("_top_left").
 Case document_case(const tutor::LessonDocument& document, std::string name, const std::string& example, bool causal,
-                   const char* q = "Q", const char* k = "K", const char* v = "V") {
+                   const std::string& suffix = "", const char* q = "Q", const char* k = "K", const char* v = "V") {
     const auto inputs = document.inputs(example);
     const Tensor3 Q = inputs.at(q), K = inputs.at(k), V = inputs.at(v);
+    std::vector<std::string> written_names;
+    for (const auto& step : step_names) written_names.push_back(step + suffix);
     return exercise_case(std::move(name), Q, K, V, causal, right_of(Q, K, V, causal),
-                         document_steps(document, example, step_names, step_names), {1e-6, 1e-6});
+                         document_steps(document, example, step_names, written_names), {1e-6, 1e-6});
 }
 
 // `overflowing`: the queries scaled until every row's largest visible score is in the hundreds;
@@ -71,11 +75,9 @@ Case random_case(std::string name, std::size_t B, std::size_t T, std::size_t S, 
     return exercise_case(std::move(name), Q, K, V, causal, right, all_steps(step_names, values_of(right)), {1e-9, 1e-9});
 }
 
-}  // namespace
-
-Exercise exercise04(const std::string& source) {
+Exercise define(const std::string& source) {
     Exercise e;
-    e.number = 4;
+    e.number = ATTN_LESSON_NUMBER;
     e.title = tutor::tr("causal scaled dot-product self-attention");
     e.practised = "attn::scaled_dot_product_attention";
     e.mistakes = {
@@ -92,13 +94,14 @@ Exercise exercise04(const std::string& source) {
         unshifted_softmax_mistake(tutor::tr("Subtract each row's maximum (of the keys it may see) before exponentiating; it "
                                   "changes nothing else.")),
     };
-    const auto document = tutor::read_lesson_document(source + "/lessons/04-causal-self-attention/README.md");
+    const auto document = tutor::read_lesson_document(source + "/lessons/" ATTN_LESSON_FOLDER "/README.md");
     e.cases = {
         document_case(document, tutor::tr("the lesson's worked example, causal (expected values from the lesson document)"), "main", true),
         document_case(document, tutor::tr("a sequence of one, causal (the lesson's example \"one\")"), "one", true),
-        document_case(document, tutor::tr("two queries over four keys, causal (the lesson's example \"cross\")"), "cross", true),
+        document_case(document, tutor::tr("two queries over four keys, causal top-left (the lesson's example \"kv_cache\")"),
+                      "kv_cache", true, "_top_left"),
         document_case(document, tutor::tr("one query, four keys of width 16, no mask (the lesson's saturation example: weights only)"),
-                      "saturation", false, "q", "k", "k"),
+                      "saturation", false, "", "q", "k", "k"),
         random_case(tutor::tr("random inputs, causal, B = 3, T = S = 5, d_k = 4, d_v = 3 (compared with the library)"), 3, 5, 5, 4, 3, true, 1),
         random_case(tutor::tr("random inputs, no mask, B = 2, T = 3 queries over S = 5 keys, d_k = 4, d_v = 2"), 2, 3, 5, 4, 2, false, 2),
         random_case(tutor::tr("a batch of one, causal, B = 1, T = S = 4, d_k = 8, d_v = 3"), 1, 4, 4, 8, 3, true, 3),
@@ -110,5 +113,9 @@ Exercise exercise04(const std::string& source) {
     };
     return e;
 }
+
+}  // namespace
+
+ATTN_EXERCISE_DEFINITION(define)
 
 }  // namespace attn::exercises

@@ -11,8 +11,8 @@
 // siguiente; `./tutor exercise 4 --hint` muestra una al momento, y `./tutor exercise 4 --reset`
 // te da una copia nueva de este archivo (la tuya se guarda como copia de seguridad).
 //
-// Formas: B batch · T consultas · S claves · d_k ancho de consulta/clave · d_v ancho de valor.
-// T y S pueden ser distintos.
+// Formas: B batch · T consultas · S claves · d_k dimensión de consulta/clave · d_v dimensión de
+// valor. T y S pueden ser distintos.
 // Útil: attn::Tensor3::from_shape({B, T, S}) crea un tensor sin inicializar; x(b, t, s) lee un
 // elemento; std::exp y std::sqrt están en <cmath>, std::numeric_limits<double>::infinity() en
 // <limits>. De la biblioteca, usa solo sus tipos: una llamada a attn::scaled_dot_product_attention,

@@ -123,6 +123,7 @@ Inputs random_inputs(unsigned seed, std::size_t B, std::size_t T, std::size_t S,
     in.weights.b_q = draw.normal<Vector>({D}, 0.5);
     in.weights.b_k = draw.normal<Vector>({D}, 0.5);
     in.weights.b_v = draw.normal<Vector>({D}, 0.5);
+    in.weights.no_output_projection = !with_w_o;
     if (with_w_o) in.weights.w_o = draw.normal<Matrix>({D, D}, weight_spread);
     if (with_w_o && with_b_o) in.weights.b_o = draw.normal<Vector>({D}, 0.5);
     in.heads = heads;
@@ -165,11 +166,9 @@ Case random_case(std::string name, const Inputs& in) {
     return attention_case(std::move(name), in, right, all_steps(step_names, values_of(right)), {1e-9, 1e-9});
 }
 
-}  // namespace
-
-Exercise exercise05(const std::string& source) {
+Exercise define(const std::string& source) {
     Exercise e;
-    e.number = 5;
+    e.number = ATTN_LESSON_NUMBER;
     e.title = tutor::tr("multi-head attention");
     e.practised = "split_heads, merge_heads and multi_head_attention";
     e.library_allowed = {"attn::linear", "attn::softmax_last_axis"};
@@ -206,7 +205,7 @@ Exercise exercise05(const std::string& source) {
         {"without_output_projection", tutor::tr("the output projection is missing: when w_o is given, output = context W_oᵀ + b_o "
                                       "(only without w_o is the output the context itself).")},
     };
-    const auto document = tutor::read_lesson_document(source + "/lessons/05-multi-head-attention/README.md");
+    const auto document = tutor::read_lesson_document(source + "/lessons/" ATTN_LESSON_FOLDER "/README.md");
     const Inputs example = document_inputs(document, "x", nullptr);
     const MultiHeadAttentionResult example_right = right_of(example);
     RandomInputs draw(4);
@@ -245,5 +244,9 @@ Exercise exercise05(const std::string& source) {
     };
     return e;
 }
+
+}  // namespace
+
+ATTN_EXERCISE_DEFINITION(define)
 
 }  // namespace attn::exercises

@@ -19,7 +19,7 @@ void serve(const Call& call, Reply& reply) {
     }
     if (call.function != "multi_head_attention") throw BadRequest("exercise 5 has no function '" + call.function + "'");
     const Tensor3 query = call.tensor<3>("query"), key = call.tensor<3>("key"), value = call.tensor<3>("value");
-    const MultiHeadAttentionWeights weights = tutor::attention_weights_from(call.all());
+    const MultiHeadAttentionWeights weights = tutor::attention_weights_from(call.all(), !call.has("w_o"));
     std::optional<Matrix> attention_mask;
     if (call.has("attention_mask")) attention_mask = call.tensor<2>("attention_mask");
     reply.calling("exercise::multi_head_attention");

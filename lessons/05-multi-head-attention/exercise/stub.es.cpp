@@ -13,9 +13,10 @@
 // `./tutor exercise 5 --reset` te da una copia nueva de este archivo (la tuya se guarda como copia
 // de seguridad).
 //
-// Formas: B batch · T consultas · S claves · D ancho del modelo · h cabezas · d_k = D / h por cabeza.
+// Formas: B batch · T consultas · S claves · D dimensión del modelo · h cabezas · d_k = D / h por
+// cabeza.
 // Útil: attn::linear(x, W, b) (attn/linear.hpp) calcula x Wᵀ + b sobre el último eje de un tensor
-// (B, T, D), con W guardada (salida, entrada) como aquí; attn::softmax_last_axis(t)
+// (B, T, D), con W guardada (out, in) como aquí; attn::softmax_last_axis(t)
 // (attn/softmax.hpp) hace el softmax sobre el último eje de un tensor (B, h, T, S) y da pesos cero
 // a una fila que es toda −∞. attn::Tensor4::from_shape({B, h, T, d_k}) crea un tensor sin
 // inicializar; x(b, j, t, i) lee un elemento; std::sqrt está en <cmath>,

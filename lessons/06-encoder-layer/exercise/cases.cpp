@@ -161,11 +161,9 @@ Case layer_random_case(std::string name, const LayerInputs& in) {
     return layer_case(std::move(name), in, right, all_steps(layer_steps, values_of(right)));
 }
 
-}  // namespace
-
-Exercise exercise06(const std::string& source) {
+Exercise define(const std::string& source) {
     Exercise e;
-    e.number = 6;
+    e.number = ATTN_LESSON_NUMBER;
     e.title = tutor::tr("the Transformer encoder layer");
     e.practised = "layer_norm and transformer_encoder_layer";
     e.library_allowed = {"attn::multi_head_attention", "attn::feed_forward", "attn::linear", "attn::softmax_last_axis",
@@ -185,7 +183,7 @@ Exercise exercise06(const std::string& source) {
         {"without_output_projection", tutor::tr("the attention sub-layer's output is missing its output projection: the residual "
                                       "adds attention.output (context W_oᵀ + b_o), not attention.context.")},
     };
-    const auto document = tutor::read_lesson_document(source + "/lessons/06-encoder-layer/README.md");
+    const auto document = tutor::read_lesson_document(source + "/lessons/" ATTN_LESSON_FOLDER "/README.md");
     LayerInputs post_norm;
     post_norm.x = document.inputs("main").at("x");
     post_norm.weights = tutor::encoder_layer_weights_from(document.inputs("main"));
@@ -217,5 +215,9 @@ Exercise exercise06(const std::string& source) {
     };
     return e;
 }
+
+}  // namespace
+
+ATTN_EXERCISE_DEFINITION(define)
 
 }  // namespace attn::exercises

@@ -21,8 +21,8 @@
 // tipos: una llamada a attn::layer_norm, attn::annotated_layer_norm, attn::transformer_encoder_layer
 // o a cualquier otra de sus funciones se rechaza antes de ejecutar tu código.
 //
-// Formas: B batch · T posiciones · D ancho del modelo · h cabezas (options.heads) · F ancho de la
-// red feed-forward.
+// Formas: B batch · T posiciones · D dimensión del modelo · h cabezas (options.heads) · F dimensión
+// interna de la red feed-forward.
 // Útil: attn::Vector::from_shape({N}) y attn::Matrix::from_shape({N, D}) crean tensores sin
 // inicializar; x(n, d) lee un elemento; std::sqrt está en <cmath>; a + b suma dos tensores de la
 // misma forma.

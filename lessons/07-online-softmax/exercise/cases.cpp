@@ -145,11 +145,9 @@ Case random_case(std::string name, std::size_t B, std::size_t T, std::size_t S, 
     return exercise_case(std::move(name), in, all_steps(trace_step_names(), in.steps_of(right)), {1e-9, 1e-9});
 }
 
-}  // namespace
-
-Exercise exercise07(const std::string& source) {
+Exercise define(const std::string& source) {
     Exercise e;
-    e.number = 7;
+    e.number = ATTN_LESSON_NUMBER;
     e.title = tutor::tr("the online softmax");
     e.practised = "attn::online_softmax_attention";
     e.mistakes = {
@@ -169,7 +167,7 @@ Exercise exercise07(const std::string& source) {
                                   "its last (lesson 7, step 8): a later query of the tile may still see some of its "
                                   "keys. Skip only when first_key > last_query.")},
     };
-    const auto document = tutor::read_lesson_document(source + "/lessons/07-online-softmax/README.md");
+    const auto document = tutor::read_lesson_document(source + "/lessons/" ATTN_LESSON_FOLDER "/README.md");
     e.cases = {
         one_query_case(document),
         causal_case(document),
@@ -187,5 +185,9 @@ Exercise exercise07(const std::string& source) {
     };
     return e;
 }
+
+}  // namespace
+
+ATTN_EXERCISE_DEFINITION(define)
 
 }  // namespace attn::exercises

@@ -13,10 +13,10 @@
 // `./tutor exercise 7 --reset` te da una copia nueva de este archivo (la tuya se guarda como copia
 // de seguridad).
 //
-// Formas: B batch · T consultas · S claves · d_k ancho de consulta/clave · d_v ancho de valor. T y S
-// pueden ser distintos, y no tienen por qué ser múltiplos de los bloques: el último bloque de cada
-// eje puede ser más pequeño. Los bucles sobre los bloques y el lugar de cada bloque en la traza ya
-// están escritos aquí abajo.
+// Formas: B batch · T consultas · S claves · d_k dimensión de consulta/clave · d_v dimensión de
+// valor. T y S pueden ser distintos, y no tienen por qué ser múltiplos de los bloques: el último
+// bloque de cada eje puede ser más pequeño. Los bucles sobre los bloques y el lugar de cada bloque
+// en la traza ya están escritos aquí abajo.
 // Útil: attn::Vector::from_shape({n}) y attn::Matrix::from_shape({n, d}) crean tensores sin
 // inicializar, .fill(valor) fija todos sus elementos; x(b, t, i) lee un elemento; std::exp y
 // std::sqrt están en <cmath>, std::numeric_limits<double>::infinity() en <limits>. De la

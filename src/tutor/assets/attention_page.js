@@ -7,6 +7,12 @@
   var ramp = RAMP_STOPS;
   var rowHeight = 34, lineAreaWidth = 300, svgNS = 'http://www.w3.org/2000/svg';
   var state = { head: data.selectedHead, focus: null, pinned: false };
+  // The page's words in the language attn ran in: templates whose {1}, {2} ... say() fills.
+  var words = data.words;
+  function say(template) {
+    var values = arguments;
+    return template.replace(/\{(\d)\}/g, function (all, n) { return String(values[Number(n)]); });
+  }
   var queryRows = [], keyRows = [], buttons = [], figures = [];
 
   function colourOf(head) { return palette[head % palette.length]; }
@@ -89,12 +95,11 @@
     });
     var status = document.getElementById('status');
     if (!focus) {
-      status.textContent = 'head ' + state.head + ' of ' + weights.length + ' \u00b7 ' + queries.length + ' queries \u00d7 ' +
-                           keys.length + ' keys \u00b7 hover over a token (click to keep it)';
+      status.textContent = say(words.status, state.head);
     } else if (focus.side === 'query') {
-      status.textContent = 'query \u201c' + queries[focus.index] + '\u201d: its weights over the keys (they sum to 1)';
+      status.textContent = say(words.queryFocus, queries[focus.index]);
     } else {
-      status.textContent = 'key \u201c' + keys[focus.index] + '\u201d: the weight each query gives it';
+      status.textContent = say(words.keyFocus, keys[focus.index]);
     }
   }
 
@@ -116,7 +121,7 @@
       figure.style.setProperty('--head', colourOf(head));
       figure.setAttribute('data-head', String(head));
       var caption = document.createElement('figcaption');
-      caption.textContent = 'head ' + head;
+      caption.textContent = say(words.head, head);
       figure.appendChild(caption);
       var table = document.createElement('table'), header = document.createElement('tr');
       header.appendChild(document.createElement('th'));
@@ -140,8 +145,7 @@
           td.style.background = rampColour(w);
           td.style.color = w > 0.45 ? '#fff' : '#111';
           td.textContent = compact ? '' : w.toFixed(2);
-          td.title = 'head ' + head + ' \u00b7 query ' + q + ' \u201c' + queries[q] + '\u201d \u2192 key ' + k +
-                     ' \u201c' + keys[k] + '\u201d: ' + String(w);
+          td.title = say(words.cell, head, q, queries[q], k, keys[k], String(w));
           tr.appendChild(td);
         });
         table.appendChild(tr);
@@ -160,7 +164,7 @@
     button.className = 'head-button';
     button.style.setProperty('--head', colourOf(head));
     button.setAttribute('data-head', String(head));
-    button.textContent = 'head ' + head;
+    button.textContent = say(words.head, head);
     button.addEventListener('click', function () { selectHead(head); });
     buttonBox.appendChild(button);
     buttons.push(button);

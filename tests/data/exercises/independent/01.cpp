@@ -27,7 +27,7 @@ attn::AttentionStep dot_attention(const attn::Tensor3& encoder_outputs, const at
 #endif
         double total = 0.0;
         for (double x : score) total += std::exp(x - top);
-        const double log_normaliser = top + std::log(total);
+        [[maybe_unused]] const double log_normaliser = top + std::log(total);  // unused when a mistake is planted
 #ifdef PLANTED_WEIGHTS_ALL_ONE
         const double planted_all_one = 1.0;
 #endif
