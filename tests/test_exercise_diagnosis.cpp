@@ -3,10 +3,12 @@
 // nothing; a planted mistake that coincides with another in some cases — or a mistake the
 // checker does not know, which coincides with a known one in some cases — is never misnamed;
 // numbers that fit nothing get the first diverging step and element; float precision is said.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "support/per_lesson.hpp"
 #include <cmath>
+#include <map>
 #include <xtensor/xview.hpp>
 
 #include "01-dot-product/exercise/mistakes.hpp"
@@ -16,6 +18,7 @@
 #include "05-multi-head-attention/exercise/mistakes.hpp"
 #include "07-online-softmax/exercise/trace_steps.hpp"
 #include "exercises/diagnosis.hpp"
+#include "tutor/exercises.hpp"
 #include "tutor/named_weights.hpp"
 
 namespace {
@@ -353,4 +356,52 @@ TEST_CASE("a case without numbers gives no mistake's name", "[exercises][diagnos
     const Diagnosis diagnosis = diagnose(e, outcomes);
     CHECK(diagnosis.mistake.empty());
     CHECK_FALSE(diagnosis.failing_step.empty());
+}
+
+TEST_CASE("every exercise - each step a hint names is a step of the exercise, and in one hint only", "[exercises][hints]") {
+    for (const auto& info : tutor::list_exercises(ATTN_SOURCE_DIR)) {
+        const auto order = step_order(exercise(info.number));
+        for (const std::string& path : {info.hints_path, info.hints_path.substr(0, info.hints_path.size() - 3) + ".es.md"}) {
+            INFO(path);
+            std::map<std::string, int> hints_naming;
+            for (const auto& hint : tutor::read_hints(path)) {
+                for (const auto& step : hint.steps) {
+                    CHECK(std::find(order.begin(), order.end(), step) != order.end());
+                    ++hints_naming[step];
+                }
+            }
+            for (const auto& [step, count] : hints_naming) {
+                INFO(step);
+                CHECK(count == 1);
+            }
+        }
+    }
+}
+
+TEST_CASE("every exercise - the pointer names the earliest failing step over every failing case, not the first case's",
+          "[exercises][lesson07]") {
+    // Exercise 7: the worked example wrong from running_sum on, every other case wrong from
+    // exponentials on: the pointer is exponentials, in a case where it differs.
+    const Exercise& e = exercise(7);
+    const auto order = step_order(e);
+    const auto position = [&](const std::string& step) { return std::find(order.begin(), order.end(), step) - order.begin(); };
+    REQUIRE(position("exponentials") < position("running_sum"));
+    const auto outcomes = answers(e, [&](const Case& c) {
+        std::vector<DynamicTensor> values = expected_values(c);
+        const std::string from = &c == &e.cases.front() ? "running_sum" : "exponentials";
+        for (std::size_t k = 0; k < c.expected.size(); ++k) {
+            if (position(step_key(e, c, c.expected[k].name)) >= position(from)) values[k] = DynamicTensor(values[k] + 1.0);
+        }
+        return values;
+    });
+    const Diagnosis d = diagnose(e, outcomes);
+    CHECK(d.failing_step == "exponentials");
+    CHECK_THAT(d.message, Catch::Contains("The first step that differs is 'exponentials' in case \"") &&
+                              !Catch::Contains(e.cases.front().name));
+    // Exercise 6: two functions name a step "output": qualified, each in its own place.
+    const Exercise& six = exercise(6);
+    const auto six_order = step_order(six);
+    CHECK(std::find(six_order.begin(), six_order.end(), "layer_norm.output") != six_order.end());
+    CHECK(std::find(six_order.begin(), six_order.end(), "transformer_encoder_layer.output") != six_order.end());
+    CHECK(std::find(six_order.begin(), six_order.end(), "output") == six_order.end());
 }

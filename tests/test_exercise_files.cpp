@@ -44,21 +44,22 @@ TEST_CASE("hints - each section's steps are read, and its text keeps no steps li
     }
 }
 
-TEST_CASE("hints - a hint is used up only when the numbers change, and follows the failing step", "[exercises][hints]") {
+TEST_CASE("hints - a hint is used up only when the numbers change, and climbs from the first up to the failing step's",
+          "[exercises][hints]") {
     TempDir dir;
     const auto hints = sample_hints(dir);
     tutor::ExerciseProgress entry;
     bool revealed = false;
-    CHECK(tutor::hint_after_failure(hints, entry, "weights", "aaaa", revealed) == 2);  // hint 1 is about scores
+    CHECK(tutor::hint_after_failure(hints, entry, "weights", "aaaa", revealed) == 1);  // from the first, though it is about scores
     CHECK(revealed);
-    CHECK(tutor::hint_after_failure(hints, entry, "weights", "aaaa", revealed) == 2);  // unchanged: repeated
+    CHECK(tutor::hint_after_failure(hints, entry, "weights", "aaaa", revealed) == 1);  // unchanged: repeated
     CHECK_FALSE(revealed);
-    CHECK(tutor::hint_after_failure(hints, entry, "weights", "bbbb", revealed) == 3);  // changed: the next about weights
+    CHECK(tutor::hint_after_failure(hints, entry, "weights", "bbbb", revealed) == 2);  // changed: the next, the one about weights
     CHECK(revealed);
-    CHECK(tutor::hint_after_failure(hints, entry, "weights", "cccc", revealed) == 3);  // none left: the last again
+    CHECK(tutor::hint_after_failure(hints, entry, "weights", "cccc", revealed) == 2);  // never past it: the last again
     CHECK_FALSE(revealed);
-    CHECK(entry.hints_shown == std::set<int>{2, 3});
-    CHECK(tutor::next_hint_on_demand(hints, entry) == 1);
+    CHECK(entry.hints_shown == std::set<int>{1, 2});
+    CHECK(tutor::next_hint_on_demand(hints, entry) == 3);  // --hint goes on
     CHECK(tutor::next_hint_on_demand(hints, entry) == 3);  // all shown: the last
     CHECK(entry.hints_shown == std::set<int>{1, 2, 3});
 }

@@ -234,7 +234,7 @@ TEST_CASE("projector - an exercise report fits 80 columns in either language, fa
     attn::testing::TempDir state;
     for (const std::string& language : languages) {
         for (const std::string file : {"/lessons/01-dot-product/exercise/stub.cpp", "/tests/data/exercises/planted/squeeze_trap.cpp"}) {
-            const auto r = run_attn({"exercise", "1", "--lang", language, "--file", ATTN_SOURCE_DIR + file},
+            const auto r = run_attn({"exercise", "1", "--lang", language, "--file", attn::testing::as_handed_in(ATTN_SOURCE_DIR + file)},
                                     {{"COLUMNS", "80"}, {"ATTN_STATE_DIR", state.path()}}, 600);
             INFO(language << " " << file << "\n" << r.out << r.err);
             CHECK(r.exit_code == 1);

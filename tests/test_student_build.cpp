@@ -60,6 +60,16 @@ TEST_CASE("student build - only the library functions an exercise allows may be 
     CHECK(forbidden_library_calls(nm, {}) == std::vector<std::string>{"attn::dot_attention", "attn::linear"});
     CHECK(forbidden_library_calls(nm, {"attn::linear"}) == std::vector<std::string>{"attn::dot_attention"});
     CHECK(forbidden_library_calls(nm, {"attn::linear", "attn::dot_attention"}).empty());
+    // A template instantiation, whose demangled name starts with its return type, is read from
+    // its mangled name: the library's function is named, whatever the return type.
+    CHECK(forbidden_library_calls("_ZN4attn13dot_attentionIdEEN2xt7xtensorIdLi2EEERKT_i U\n", {}) ==
+          std::vector<std::string>{"attn::dot_attention"});
+    CHECK(library_name_of_symbol("_ZN4attn13dot_attentionIdEEN2xt7xtensorIdLi2EEERKT_i") == "attn::dot_attention");
+    CHECK(library_name_of_symbol("_ZNK4attn4fast6Engine3runEv") == "attn::fast::Engine::run");
+    CHECK(library_name_of_symbol("_ZN4attn12shape_stringB5cxx11ERKSt6vectorImSaImEE") == "attn::shape_string");
+    CHECK(library_name_of_symbol("_ZTIN4attn10ShapeErrorE") == "attn::ShapeError");
+    CHECK(library_name_of_symbol("_ZN2xt7xtensorIN4attn3FooEE4sizeEv").empty());  // attn only in a template argument
+    CHECK(library_name_of_symbol("_ZSt4cout").empty());
     // A name that merely starts like an allowed one is not allowed.
     CHECK(forbidden_library_calls("_ZN4attn13linear_helperEv U\n", {"attn::linear"}) == std::vector<std::string>{"attn::linear_helper"});
 }

@@ -97,9 +97,16 @@ Round check_once(const exercises::Exercise& exercise, const std::string& student
     limits.address_sanitizer = ATTN_EXERCISE_ASAN != 0;
     exercises::print_heading(std::cout, terminal, exercise);
     std::cout.flush();  // the heading marks the start of the run (tests time the run from it)
-    bool not_implemented_shown = false;
+    bool not_implemented_shown = false, failure_shown = false;
     const exercises::RunReport run = exercises::run_cases(exercise, build.program, limits, [&](std::size_t i, const CaseOutcome& o) {
-        exercises::print_case(std::cout, terminal, exercise.cases[i], o, not_implemented_shown);
+        // A screen or two: the first failing case in full, every other case one line (--verbose: all in full).
+        const bool failing = o.status != CaseOutcome::Status::passed && o.status != CaseOutcome::Status::not_run;
+        const bool first_failure = failing && !failure_shown;
+        failure_shown = failure_shown || failing;
+        exercises::print_case(std::cout, terminal, exercise.cases[i], o, not_implemented_shown,
+                              options.verbose ? exercises::CaseDetail::everything
+                              : first_failure ? exercises::CaseDetail::full
+                                              : exercises::CaseDetail::line);
     });
     const exercises::Diagnosis diagnosis = exercises::diagnose(exercise, run.outcomes);
     exercises::print_ending(std::cout, terminal, run, diagnosis);
@@ -132,7 +139,10 @@ void record(const tutor::ExerciseInfo& info, const Round& round, const tutor::Te
     } else {
         const auto hints = tutor::read_hints(info.hints_path);
         if (round.untouched_stub && !hints.empty()) {
-            print_hint(hints, 1, "", terminal);  // the first hint is free: it uses nothing up
+            // The first hint, recorded as shown: the next one (a failure, --hint) is hint 2.
+            const bool again = entry.hints_shown.count(1) != 0;
+            entry.hints_shown.insert(1);
+            print_hint(hints, 1, again ? " — " + tutor::tr("again") : "", terminal);
         } else if (!round.numbers.empty() && !round.failing_step.empty()) {  // wrong numbers, not a crash or a throw
             bool revealed = false;
             const bool unchanged = round.numbers == entry.last_numbers;
@@ -190,6 +200,11 @@ int run_exercise(const GlobalOptions&, const ExerciseOptions& options) {
         return exit_success;
     }
     const std::string student_file = student_file_of(info, options);
+    if (!fs::is_regular_file(student_file)) {
+        throw InputError(tutor::trf("{1} is a folder or another special file, not your exercise's source file: move it away, "
+                                    "and `attn exercise {2}` creates the file from the stub",
+                                    {student_file, std::to_string(info.number)}));
+    }
     const exercises::Exercise exercise = exercises::exercise_definition(info.number, tutor::source_directory());
     Round round = check_once(exercise, student_file, options, terminal);
     record(info, round, terminal);

@@ -94,6 +94,7 @@ struct ExerciseOptions {
     bool hint = false;         // show the next hint and stop
     std::string file;          // check this file instead of lessons/NN-slug/exercise/exercise.cpp
     double time_limit = 5.0;   // seconds per case for the student's program
+    bool verbose = false;      // every case in full, not only the first failing one
 };
 int run_exercise(const GlobalOptions& global, const ExerciseOptions& options);
 

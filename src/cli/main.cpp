@@ -230,6 +230,8 @@ CLI::App* setup_exercise(CLI::App& app, ExerciseOptions& options) {
     command->add_flag("--reset", options.reset, tr("Restore the stub, after saving your file as a timestamped backup beside it"));
     command->add_flag("--hint", options.hint, tr("Show the next hint (about the step that failed last) and stop"));
     command->add_option("--file", options.file, tr("Check this file instead of lessons/NN-slug/exercise/exercise.cpp"))->check(CLI::ExistingFile);
+    command->add_flag("--verbose", options.verbose,
+                      tr("Print every case in full (by default: the first failing case in full, the others one line each)"));
     command->add_option("--time-limit", options.time_limit, tr("Seconds your code may take per case before it is stopped"))
         ->check(finite_number(0.1, 3600.0))
         ->capture_default_str();

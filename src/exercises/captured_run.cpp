@@ -62,7 +62,7 @@ std::string printable(const std::string& text) {
 CapturedRun run_captured(const std::vector<std::string>& arguments, double seconds) {
     // LANGUAGE emptied: the language attn speaks (tutor/language.hpp sets it) must not turn the
     // compiler's and the linker's messages, which student_build reads, into another language.
-    const Child child = spawn(arguments, {"LANGUAGE="}, nullptr);
+    const Child child = spawn(arguments, {"LANGUAGE="}, SpawnSettings{});
     Sandbox::SignalGuard guard(child.pid);
     CappedOutput output(64 * 1024, 64 * 1024);
     const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>(seconds * 1000));

@@ -58,12 +58,31 @@ double overflowing_scale(const DynamicTensor& scores) {
     return scale;
 }
 
+double rows_apart_factor(const std::function<DynamicTensor(double)>& scores_with) {
+    for (double factor = 1.0; factor < 1e12; factor *= 2.0) {
+        const DynamicTensor scores = scores_with(factor);
+        const std::size_t columns = scores.dimension() == 0 ? 1 : scores.shape().back();
+        double highest = -INFINITY, lowest = INFINITY;
+        for (std::size_t row = 0; columns > 0 && row < scores.size() / columns; ++row) {
+            double largest = -INFINITY;
+            for (std::size_t j = 0; j < columns; ++j) largest = std::max(largest, scores.data()[row * columns + j]);
+            if (!std::isfinite(largest)) continue;  // a row whose keys are all hidden
+            highest = std::max(highest, largest);
+            lowest = std::min(lowest, largest);
+        }
+        if (highest - lowest >= 800.0) return factor;
+    }
+    return 1.0;
+}
+
 const std::vector<EncoderDecoderShape>& encoder_decoder_shapes() {
     static const std::vector<EncoderDecoderShape> shapes = {
         {N_("random inputs, B = 3, S = 5, H = 4 (compared with the library)"), 3, 5, 4, 1, false},
         {N_("a batch of one, B = 1, S = 4, H = 3"), 1, 4, 3, 2, false},
         {N_("a single source position, B = 2, S = 1, H = 5"), 2, 1, 5, 3, false},
         {N_("scores in the hundreds, B = 2, S = 4, H = 3 (e^score overflows without the maximum subtracted)"), 2, 4, 3, 4, true},
+        {N_("rows hundreds apart, B = 3, S = 4, H = 3 (one maximum for the whole batch underflows on the lower rows)"), 3, 4, 3,
+         5, false, true},
     };
     return shapes;
 }

@@ -10,6 +10,7 @@
 //   steps.pick(values_of(wrong));                                         // those two of the mistake's
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,13 @@ StepSelection document_steps(const tutor::LessonDocument& document, const std::s
 /// are scaled by it where the scores are linear in them. At least 1.
 double overflowing_scale(const DynamicTensor& scores);
 
+/// The factor (a power of 2, at least 1) that puts the rows' largest scores 800 apart: the
+/// largest row maximum minus the smallest, along the last axis of `scores_with(factor)` (the
+/// scores with some of the case's inputs multiplied by it). A softmax that subtracts one maximum
+/// for the whole batch instead of each row's then underflows (e^−800 = 0 in double) on the
+/// lowest row: 0 / 0. For the cases "rows hundreds apart".
+double rows_apart_factor(const std::function<DynamicTensor(double)>& scores_with);
+
 /// A seeded random case of the encoder-decoder lessons (1 to 3): B sentences of S source
 /// positions of H features; `overflowing`: inputs scaled so that every row's largest score is in
 /// the hundreds. The same shapes for the three exercises: a batch of three, a batch of one, a
@@ -52,6 +60,7 @@ struct EncoderDecoderShape {
     std::size_t B, S, H;
     unsigned seed;
     bool overflowing;
+    bool rows_apart = false;  // the first sentence's scores (or all of them) scaled until the rows' maxima are 800 apart
 };
 const std::vector<EncoderDecoderShape>& encoder_decoder_shapes();
 

@@ -90,8 +90,10 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 
 }  // namespace
 
-Child spawn(std::vector<std::string> arguments, const std::vector<std::string>& extra_environment, const Limits* limits) {
-    std::vector<std::string> environment = environment_with(extra_environment);
+Child spawn(std::vector<std::string> arguments, const std::vector<std::string>& extra_environment, const SpawnSettings& settings) {
+    const Limits* limits = settings.limits;
+    std::vector<std::string> environment = settings.whole_environment ? extra_environment : environment_with(extra_environment);
+    const char* directory = settings.directory.empty() ? nullptr : settings.directory.c_str();
     std::vector<char*> argv = pointers(arguments), envp = pointers(environment);
     Pipe output = make_pipe(), exec_error = make_pipe(), requests, replies;
     if (limits) {
@@ -103,12 +105,16 @@ Child spawn(std::vector<std::string> arguments, const std::vector<std::string>& 
     if (pid < 0) system_error("cannot start " + arguments[0] + " (fork)", errno);
     if (pid == 0) {
         // The child: only async-signal-safe calls from here to exec.
-        ::setpgid(0, 0);
+        if (settings.new_session) {
+            ::setsid();
+        } else {
+            ::setpgid(0, 0);
+        }
         const int output_fd = ::fcntl(output.write, F_DUPFD_CLOEXEC, 10);
         const int request_fd = limits ? ::fcntl(requests.read, F_DUPFD_CLOEXEC, 10) : -1;
         const int reply_fd = limits ? ::fcntl(replies.write, F_DUPFD_CLOEXEC, 10) : -1;
         const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-        if (output_fd < 0 || null_fd < 0 || ::dup2(null_fd, 0) < 0 || ::dup2(output_fd, 1) < 0 || ::dup2(output_fd, 2) < 0 ||
+        if (output_fd < 0 || null_fd < 0 || (directory != nullptr && ::chdir(directory) != 0) || ::dup2(null_fd, 0) < 0 || ::dup2(output_fd, 1) < 0 || ::dup2(output_fd, 2) < 0 ||
             (limits && (::dup2(request_fd, 3) < 0 || ::dup2(reply_fd, 4) < 0))) {
             const int error = errno;
             (void)!::write(exec_error.write, &error, sizeof error);
@@ -137,7 +143,8 @@ Child spawn(std::vector<std::string> arguments, const std::vector<std::string>& 
         (void)!::write(exec_error.write, &error, sizeof error);
         ::_exit(127);
     }
-    ::setpgid(pid, pid);  // also here: no window in which a kill of the group misses it
+    // Also here: no window in which a kill of the group misses it (a session leader sets its own).
+    if (!settings.new_session) ::setpgid(pid, pid);
     close_fd(output.write);
     close_fd(exec_error.write);
     close_fd(requests.read);

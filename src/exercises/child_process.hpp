@@ -42,11 +42,18 @@ struct Child {
     int replies = -1;            // parent's read end of fd 4 (channels only)
 };
 
-/// Starts `arguments` in a new process group. With `limits`: resource limits, parent-death signal,
-/// and the request/reply channels on fds 3 and 4; without: a trusted helper, looked up in PATH.
-/// `extra_environment` ("NAME=value") replaces or adds entries of ours. InputError naming the call
-/// and its errno when it cannot start.
-Child spawn(std::vector<std::string> arguments, const std::vector<std::string>& extra_environment, const Limits* limits);
+/// How to start a program: a trusted helper (the defaults) or the student's program.
+struct SpawnSettings {
+    const Limits* limits = nullptr;  // resource limits, parent-death signal, channels on fds 3 and 4
+    bool whole_environment = false;  // the environment is exactly the one given, none of ours
+    bool new_session = false;        // setsid(): its own session, no controlling terminal
+    std::string directory;           // its working directory ("": ours)
+};
+
+/// Starts `arguments` in a new process group (or session). Without `settings.limits`, a trusted
+/// helper looked up in PATH. `environment` ("NAME=value") replaces or adds entries of ours, or is
+/// the whole environment. InputError naming the call and its errno when it cannot start.
+Child spawn(std::vector<std::string> arguments, const std::vector<std::string>& environment, const SpawnSettings& settings);
 
 // While a sandboxed program runs: Ctrl-C, a hang-up or SIGTERM take its group down with us, and a
 // write to its closed pipe is an error (EPIPE), not our death.

@@ -1,5 +1,6 @@
 #include "diagnosis.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "attn/shape.hpp"
@@ -112,24 +113,52 @@ bool looks_like_float_precision(const Exercise& exercise, const std::vector<Case
     return any;
 }
 
+std::string step_key(const Exercise& exercise, const Case& c, const std::string& name) {
+    for (const auto& other : exercise.cases) {
+        if (other.call == c.call) continue;
+        for (const auto& step : other.expected) {
+            if (step.name == name) return c.call + "." + name;
+        }
+    }
+    return name;
+}
+
+std::vector<std::string> step_order(const Exercise& exercise) {
+    std::vector<std::string> order;
+    for (const auto& c : exercise.cases) {
+        auto after = order.begin();  // a step new to the list goes right after this case's step before it
+        for (const auto& step : c.expected) {
+            const std::string key = step_key(exercise, c, step.name);
+            const auto found = std::find(order.begin(), order.end(), key);
+            after = found != order.end() ? found + 1 : order.insert(after, key) + 1;
+        }
+    }
+    return order;
+}
+
 Diagnosis diagnose(const Exercise& exercise, const std::vector<CaseOutcome>& outcomes) {
     Diagnosis diagnosis;
-    // The first step that differs, in the first case that failed with numbers.
+    // The earliest step, in the exercise's order, that differs in any case that failed with
+    // numbers, and the first case where it differs: a later step is often only its symptom.
+    const std::vector<std::string> order = step_order(exercise);
     const CaseOutcome* first_failed = nullptr;
     const Case* failed_case = nullptr;
-    std::size_t failed_step = 0;
-    for (std::size_t i = 0; i < outcomes.size() && first_failed == nullptr; ++i) {
+    std::size_t failed_step = 0, earliest = order.size();
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
         if (outcomes[i].status != CaseOutcome::Status::failed) continue;
         for (std::size_t k = 0; k < outcomes[i].comparisons.size(); ++k) {
             if (outcomes[i].comparisons[k].passed) continue;
+            const std::string key = step_key(exercise, exercise.cases[i], exercise.cases[i].expected[k].name);
+            const auto position = static_cast<std::size_t>(std::find(order.begin(), order.end(), key) - order.begin());
+            if (first_failed != nullptr && position >= earliest) continue;
+            earliest = position;
             first_failed = &outcomes[i];
             failed_case = &exercise.cases[i];
             failed_step = k;
-            break;
+            diagnosis.failing_step = key;
         }
     }
     if (first_failed == nullptr) return diagnosis;
-    diagnosis.failing_step = failed_case->expected[failed_step].name;
 
     bool every_case_has_numbers = outcomes.size() == exercise.cases.size();
     for (const auto& outcome : outcomes) every_case_has_numbers = every_case_has_numbers && outcome.has_numbers();
@@ -157,11 +186,11 @@ Diagnosis diagnose(const Exercise& exercise, const std::vector<CaseOutcome>& out
     std::string where;
     if (!comparison.shapes_match) {
         where = tutor::trf("The first step that differs is '{1}' in case \"{2}\": its shape is {3}, expected {4}.",
-                           {diagnosis.failing_step, failed_case->name, shape_string(comparison.got_shape),
+                           {failed_case->expected[failed_step].name, failed_case->name, shape_string(comparison.got_shape),
                             shape_string(comparison.expected_shape)});
     } else {
         where = tutor::trf("The first step that differs is '{1}' in case \"{2}\", first at {3}: expected {4}, got {5}.",
-                           {diagnosis.failing_step, failed_case->name, index_text(comparison.worst),
+                           {failed_case->expected[failed_step].name, failed_case->name, index_text(comparison.worst),
                             number_text(comparison.worst_expected), number_text(comparison.worst_got)});
     }
     diagnosis.message = (every_case_has_numbers ? tutor::tr("No classic mistake explains your numbers in every case.") + " " : "") + where;

@@ -41,9 +41,17 @@ CaseOutcome judge_case(const Case& c, NamedTensors got);
 struct Diagnosis {
     std::string mistake;       // the id of the mistake named, or "" when none is
     std::string message;       // for the student; "" when there is nothing to add
-    std::string failing_step;  // the first step that differs (the hints follow it); "" when none did
+    std::string failing_step;  // the earliest step that differs (step_key; the hints follow it); "" when none did
     bool float_precision = false;
 };
+
+/// A step's name for the hints and the pointer: "output", or "layer_norm.output" when another
+/// function of the exercise has a step of the same name.
+std::string step_key(const Exercise& exercise, const Case& c, const std::string& name);
+
+/// The exercise's steps in order (step_key): each case's steps merged, a step new to the list
+/// placed right after the case's step before it.
+std::vector<std::string> step_order(const Exercise& exercise);
 
 /// The verdict on a run's outcomes, one per case of `exercise` (the rule above). Evaluates the
 /// cases' mistake tables only when a case failed with numbers.

@@ -33,7 +33,7 @@ NamedTensors decode_result(wire::Decoder& in) {
 }
 
 // What xtensor's bounds check (XTENSOR_ENABLE_ASSERT) says, without the header's path and line.
-std::string readable_exception(const std::string& type, const std::string& what) {
+std::string readable_exception(const std::string& type, const std::string& what, std::size_t memory_mib) {
     std::string message = what;
     const std::string marker = "check failed\n\t";
     const auto at = message.find(marker);
@@ -42,11 +42,13 @@ std::string readable_exception(const std::string& type, const std::string& what)
                           {message.substr(at + marker.size())});
     }
     std::string text = tutor::trf("your code threw {1}", {type}) + (message.empty() ? "" : ": " + message);
-    if (type == "std::bad_alloc") text += " " + tutor::tr("(it ran out of memory: is a size wrong?)");
+    if (type == "std::bad_alloc") {
+        text += " " + tutor::trf("(it ran out of memory; the limit is {1} MiB: is a size wrong?)", {std::to_string(memory_mib)});
+    }
     return text;
 }
 
-CaseOutcome failure_outcome(wire::Decoder& in, bool& internal_error) {
+CaseOutcome failure_outcome(wire::Decoder& in, bool& internal_error, std::size_t memory_mib) {
     CaseOutcome outcome;
     const auto kind = static_cast<wire::FailureKind>(in.u32());
     const std::string type = in.string(), what = in.string();
@@ -57,7 +59,7 @@ CaseOutcome failure_outcome(wire::Decoder& in, bool& internal_error) {
             break;
         case wire::FailureKind::std_exception:
             outcome.status = CaseOutcome::Status::threw;
-            outcome.message = readable_exception(type, what);
+            outcome.message = readable_exception(type, what, memory_mib);
             break;
         case wire::FailureKind::other_exception:
             outcome.status = CaseOutcome::Status::threw;
@@ -74,14 +76,22 @@ CaseOutcome failure_outcome(wire::Decoder& in, bool& internal_error) {
 }
 
 // The sentence about a program that ended or crashed inside `function` in case `name`.
-std::string ended_sentence(const Sandbox& program, const std::string& name, const std::string& function) {
+std::string ended_sentence(const Sandbox& program, const std::string& name, const std::string& function, std::size_t memory_mib) {
     const std::string where = name.empty()       ? tutor::tr("before its first case")
                               : function.empty() ? tutor::trf("in case \"{1}\"", {name})
                                                  : tutor::trf("in case \"{1}\", inside {2}", {name, function});
+    const std::string held = program.channel_held_after_end()
+                                 ? " " + tutor::tr("A process your program started still held its report channel (file descriptor 4) "
+                                                   "open after it ended; that process was stopped.")
+                                 : "";
     const std::string output = program.output();
-    if (output.find("out-of-memory") != std::string::npos || output.find("allocation-size-too-big") != std::string::npos ||
-        output.find("RSS limit exceeded") != std::string::npos) {
-        return tutor::trf("your code ran out of memory {1}: is a size wrong, or does a loop keep allocating?", {where});
+    // AddressSanitizer's words for its limits (hard_rss_limit_mb, malloc_limit_mb) and for a size
+    // beyond any limit; without it, RLIMIT_AS shows as std::bad_alloc (failure_outcome).
+    for (const char* out_of_memory : {"out-of-memory", "allocation-size-too-big", "RSS limit exceeded", "rss limit exhausted",
+                                      "allocator is out of memory", "requested allocation size"}) {
+        if (output.find(out_of_memory) == std::string::npos) continue;
+        return tutor::trf("your code ran out of memory {1} (the limit is {2} MiB): is a size wrong, or does a loop keep allocating?",
+                          {where, std::to_string(memory_mib)}) + held;
     }
     const auto undefined = output.find(": runtime error: ");
     if (undefined != std::string::npos) {
@@ -99,10 +109,10 @@ std::string ended_sentence(const Sandbox& program, const std::string& name, cons
             kind += ": " + tutor::tr("a read or write past the end of a tensor or array");
         return tutor::trf("your code crashed ({1}) {2}. AddressSanitizer's report below names the line.", {kind, where});
     }
-    if (program.signal() != 0) return tutor::trf("your code crashed ({1}) {2}.", {program.how_it_ended(), where});
+    if (program.signal() != 0) return tutor::trf("your code crashed ({1}) {2}.", {program.how_it_ended(), where}) + held;
     return tutor::trf("your program ended ({1}) {2}, before reporting its results: does your code call exit() or abort()? "
                       "A case counts only when its results arrive.",
-                      {program.how_it_ended(), where});
+                      {program.how_it_ended(), where}) + held;
 }
 
 }  // namespace
@@ -141,7 +151,7 @@ RunReport run_cases(const Exercise& exercise, const std::string& program, const 
                                         "does your code write to file descriptor 4, or close it?",
                                         {event.detail, name.empty() ? tutor::tr("before its first case") : tutor::trf("in case \"{1}\"", {name})});
         } else {
-            report.stopped = ended_sentence(sandbox, name, function);
+            report.stopped = ended_sentence(sandbox, name, function, limits.memory_mib);
         }
     };
 
@@ -179,7 +189,7 @@ RunReport run_cases(const Exercise& exercise, const std::string& program, const 
                 if (event.frame.type == wire::FrameType::result) {
                     report.outcomes[i] = judge_case(c, decode_result(in));
                 } else if (event.frame.type == wire::FrameType::failure) {
-                    report.outcomes[i] = failure_outcome(in, report.internal_error);
+                    report.outcomes[i] = failure_outcome(in, report.internal_error, limits.memory_mib);
                 } else {
                     throw wire::ProtocolError("an unexpected frame");
                 }

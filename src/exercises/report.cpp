@@ -54,6 +54,34 @@ std::string tensor_lines(const tutor::Terminal& terminal, const DynamicTensor& t
     return indent(tutor::format_to_fit(tensor, tensor_indent, terminal.width), std::string(tensor_indent, ' '));
 }
 
+// A case on one line: its name, and the steps that differ when it failed with numbers.
+void print_case_line(std::ostream& out, const tutor::Terminal& terminal, const Case& c, const CaseOutcome& outcome,
+                     bool& not_implemented_shown) {
+    std::string mark = paint(terminal, Style::bad, "✗"), what;
+    switch (outcome.status) {
+        case CaseOutcome::Status::not_run: mark = "·"; what = tutor::tr("not run"); break;
+        case CaseOutcome::Status::passed: mark = paint(terminal, Style::good, "✓"); break;
+        case CaseOutcome::Status::not_implemented:
+            what = tutor::tr("not implemented yet");
+            not_implemented_shown = true;
+            break;
+        case CaseOutcome::Status::threw: {
+            const std::string message = printable(outcome.message);
+            what = message.substr(0, message.find('\n'));
+            break;
+        }
+        case CaseOutcome::Status::failed: {
+            std::string steps;
+            for (std::size_t k = 0; k < c.expected.size() && k < outcome.comparisons.size(); ++k) {
+                if (!outcome.comparisons[k].passed) steps += (steps.empty() ? "" : ", ") + c.expected[k].name;
+            }
+            what = tutor::trf("differs in {1}", {steps});
+            break;
+        }
+    }
+    out << wrapped(terminal, mark + " " + c.name + (what.empty() ? "" : " — " + what), "  ", "    ") << std::flush;
+}
+
 }  // namespace
 
 void print_heading(std::ostream& out, const tutor::Terminal& terminal, const Exercise& exercise) {
@@ -61,7 +89,12 @@ void print_heading(std::ostream& out, const tutor::Terminal& terminal, const Exe
 }
 
 void print_case(std::ostream& out, const tutor::Terminal& terminal, const Case& c, const CaseOutcome& outcome,
-                bool& not_implemented_shown) {
+                bool& not_implemented_shown, CaseDetail detail) {
+    if (detail == CaseDetail::line) {
+        print_case_line(out, terminal, c, outcome, not_implemented_shown);
+        return;
+    }
+    const std::size_t largest_tensor = detail == CaseDetail::everything ? 4096 : 64;
     const std::string bad = paint(terminal, Style::bad, "✗");
     out << "\n" << wrapped(terminal, paint(terminal, Style::bold, c.name), "  ", "  ");
     switch (outcome.status) {
@@ -84,10 +117,14 @@ void print_case(std::ostream& out, const tutor::Terminal& terminal, const Case& 
                     out << wrapped(terminal, paint(terminal, Style::good, "✓") + " " + name + ": " + comparison.summary(), "  ", "    ");
                     continue;
                 }
-                out << wrapped(terminal, bad + " " + name + ": " + comparison.summary() + same_when_rounded(comparison), "  ", "    ")
-                    << "    " << tutor::tr("expected:") << "\n" << tensor_lines(terminal, c.expected[k].value) << "\n";
+                out << wrapped(terminal, bad + " " + name + ": " + comparison.summary() + same_when_rounded(comparison), "  ", "    ");
+                if (c.expected[k].value.size() > largest_tensor) {
+                    out << wrapped(terminal, tutor::tr("(the tensors are large: --verbose prints them)"), "    ", "      ");
+                    continue;
+                }
+                out << "    " << tutor::tr("expected:") << "\n" << tensor_lines(terminal, c.expected[k].value) << "\n";
                 const auto got = outcome.got.find(name);
-                if (got != outcome.got.end() && got->second.size() <= 4096) {
+                if (got != outcome.got.end() && got->second.size() <= largest_tensor) {
                     out << "    " << tutor::tr("got:") << "\n" << tensor_lines(terminal, got->second) << "\n";
                 } else if (got != outcome.got.end()) {
                     out << wrapped(terminal, tutor::trf("got: a tensor of shape {1}", {shape_string(comparison.got_shape)}), "    ", "      ");
@@ -99,12 +136,13 @@ void print_case(std::ostream& out, const tutor::Terminal& terminal, const Case& 
 }
 
 void print_ending(std::ostream& out, const tutor::Terminal& terminal, const RunReport& run, const Diagnosis& diagnosis) {
-    if (!run.stopped.empty()) out << "\n" << wrapped(terminal, paint(terminal, Style::bad, "✗ " + run.stopped), "", "  ");
+    // The sentence quotes the student's program (a function's name, a sanitizer's line): sanitised.
+    if (!run.stopped.empty()) out << "\n" << wrapped(terminal, paint(terminal, Style::bad, "✗ " + printable(run.stopped)), "", "  ");
     if (!run.output.empty()) {
         out << "\n" << paint(terminal, Style::dim, tutor::tr("Your program printed:")) << "\n"
             << tutor::fit_to_width(indent(printable(run.output), "  | "), terminal.width) << "\n";
     }
-    if (!diagnosis.message.empty()) out << "\n" << wrapped(terminal, paint(terminal, Style::accent, diagnosis.message), "  → ", "    ");
+    if (!diagnosis.message.empty()) out << "\n" << wrapped(terminal, paint(terminal, Style::accent, printable(diagnosis.message)), "  → ", "    ");
     const std::size_t passed = run.count(CaseOutcome::Status::passed), not_run = run.count(CaseOutcome::Status::not_run);
     const std::size_t failed = run.outcomes.size() - passed - not_run;
     std::string totals = tutor::trfc("exercise cases", "{1} passed, {2} failed", {std::to_string(passed), std::to_string(failed)});

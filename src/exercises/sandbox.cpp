@@ -1,17 +1,24 @@
 #include "sandbox.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <poll.h>
 #include <random>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "attn/error.hpp"
 #include "child_process.hpp"
+#include "isolation.hpp"
+#include "tutor/language.hpp"
 
 namespace attn::exercises {
 
@@ -25,17 +32,46 @@ std::uint64_t random_nonce() {
 }  // namespace
 
 Sandbox::Sandbox(const std::string& program, const Limits& limits, const std::vector<std::string>& environment) {
+    const Isolation& walls = isolation();
+    namespaces_ = walls.namespaces;
+    static bool fallback_said = false;
+    if (!namespaces_ && !fallback_said) {
+        fallback_said = true;
+        std::cerr << tutor::trf("attn: note: the exercise runs without its sandbox's namespaces ({1}): your program gets "
+                                "its own session, a seccomp filter and the limits, but it could write wherever you can.",
+                                {walls.why_not})
+                  << std::endl;
+    }
+    std::string scratch = "/tmp";
+    if (!namespaces_) {
+        const char* temporary = std::getenv("TMPDIR");
+        scratch_ = std::string(temporary && *temporary ? temporary : "/tmp") + "/attn-scratch-XXXXXX";
+        if (::mkdtemp(scratch_.data()) == nullptr) system_error("cannot create a scratch folder " + scratch_, errno);
+        scratch = scratch_;
+        become_subreaper();
+        // Our /proc entries (the terminal behind /proc/<pid>/fd/1) closed to a process of our
+        // user without CAP_SYS_PTRACE.
+        ::prctl(PR_SET_DUMPABLE, 0);
+    }
     nonce_ = random_nonce();
-    char nonce_text[32];
-    std::snprintf(nonce_text, sizeof nonce_text, "%016llx", static_cast<unsigned long long>(nonce_));
-    std::vector<std::string> extra = environment;
-    extra.push_back(std::string("ATTN_EXERCISE_NONCE=") + nonce_text);
-    extra.push_back("OPENBLAS_NUM_THREADS=1");  // one thread: nothing to leave behind, and fair timing
+    // The nonce goes first on the request channel: nothing about it is in the environment.
+    for (int shift = 0; shift < 64; shift += 8) pending_.push_back(static_cast<unsigned char>(nonce_ >> shift));
+    std::vector<std::string> minimal = {"PATH=/usr/bin:/bin", "HOME=" + scratch, "TMPDIR=" + scratch, "LC_ALL=C.UTF-8",
+                                        "OPENBLAS_NUM_THREADS=1"};  // one thread: nothing to leave behind, and fair timing
     const std::string memory = std::to_string(limits.memory_mib);
-    extra.push_back("ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:malloc_limit_mb=" + memory +
-                    ":hard_rss_limit_mb=" + memory + ":handle_abort=1:color=never");
-    extra.push_back("UBSAN_OPTIONS=print_stacktrace=1:color=never");
-    const Child child = spawn({program}, extra, &limits);
+    minimal.push_back("ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:malloc_limit_mb=" + memory +
+                      ":hard_rss_limit_mb=" + memory + ":handle_abort=1:color=never");
+    minimal.push_back("UBSAN_OPTIONS=print_stacktrace=1:color=never");
+    minimal.insert(minimal.end(), environment.begin(), environment.end());
+    SpawnSettings settings;
+    settings.limits = &limits;
+    settings.whole_environment = true;
+    const std::vector<std::string> command = namespaces_ ? isolated_arguments(walls, program, minimal) : std::vector<std::string>{program};
+    if (!namespaces_) {
+        settings.new_session = true;  // bwrap gives the program a new session itself
+        settings.directory = scratch_;
+    }
+    const Child child = spawn(command, namespaces_ ? std::vector<std::string>{"PATH=/usr/bin:/bin"} : minimal, settings);
     pid_ = child.pid;
     output_fd_ = child.output;
     request_fd_ = child.requests;
@@ -51,6 +87,10 @@ Sandbox::~Sandbox() {
     close_fd(request_fd_);
     close_fd(reply_fd_);
     close_fd(output_fd_);
+    if (!scratch_.empty()) {
+        std::error_code ignored;
+        std::filesystem::remove_all(scratch_, ignored);
+    }
 }
 
 void Sandbox::kill_group() {
@@ -64,14 +104,25 @@ bool Sandbox::reap(bool wait) {
     if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOWAIT | (wait ? 0 : WNOHANG)) != 0 || info.si_pid != pid_) {
         return false;
     }
+    // Whatever is still in the pipe, then: is the report channel still open? Only a process the
+    // program started can hold it now (under bwrap none is left once the program has ended).
+    while (reply_fd_ >= 0 && ::poll(std::array<pollfd, 1>{pollfd{reply_fd_, POLLIN, 0}}.data(), 1, 0) > 0 && pump(0)) {
+    }
+    channel_held_ = reply_fd_ >= 0;
     kill_group();
     int status = 0;
     while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
+    if (!namespaces_) sweep_descendants();  // what escaped the group (setsid, double fork) came back to us
     ended_ = true;
     exited_ = WIFEXITED(status);
     exit_code_ = exited_ ? WEXITSTATUS(status) : 0;
     signal_ = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    if (namespaces_ && exited_ && exit_code_ > 128 && exit_code_ < 128 + 65) {  // bwrap says "killed by N" as 128 + N
+        exited_ = false;
+        signal_ = exit_code_ - 128;
+        exit_code_ = 0;
+    }
     return true;
 }
 
@@ -158,7 +209,7 @@ Sandbox::Event Sandbox::next(Clock::time_point deadline) {
                 return event;
             }
         }
-        if (ended_ || (reply_closed_ && reap(false))) {
+        if (ended_ || reap(false)) {
             drain_output(Clock::now() + std::chrono::milliseconds(500));
             event.kind = Event::Kind::ended;
             return event;
@@ -170,8 +221,9 @@ Sandbox::Event Sandbox::next(Clock::time_point deadline) {
             drain_output(Clock::now() + std::chrono::milliseconds(500));
             continue;
         }
-        // With the replies closed, wait for the end in small steps (draining the output meanwhile).
-        const int wait_ms = reply_closed_ ? std::min(milliseconds_until(deadline), 10) : milliseconds_until(deadline);
+        // Wait in small steps: the program's end shows by reaping it, not by its channel closing
+        // (a process it started may hold the channel open).
+        const int wait_ms = std::min(milliseconds_until(deadline), reply_closed_ ? 10 : 50);
         if (!pump(wait_ms)) ::usleep(static_cast<useconds_t>(wait_ms) * 1000);
     }
 }

@@ -1,13 +1,15 @@
 // src/exercises/sandbox.hpp — run a program we do not trust, with limits, and talk to it.
 //
-// Why: a student's program can loop forever, crash, print megabytes, eat memory, call exit(0) or
-// fork. `attn exercise` must stay in control through all of it: the program runs in its own
-// process group with a memory limit (setrlimit, or AddressSanitizer's own limits when it is built
-// with ASan, which cannot run under RLIMIT_AS), no core files, its output captured and capped, and
-// a deadline per wait; on a deadline the whole group is killed (SIGKILL), and so it is when
-// `attn exercise` is interrupted or dies (PR_SET_PDEATHSIG). Nothing is left running. Requests go
-// to the program on file descriptor 3, its reports come back on 4 (student/wire.hpp), each frame
-// carrying this run's nonce.
+// Why: a student's program can loop forever, crash, print megabytes, eat memory, call exit(0),
+// fork, or try to reach outside its exercise. `attn exercise` must stay in control through all of
+// it: the program runs inside the walls of isolation.hpp (bubblewrap's namespaces, or the
+// fallback's own session and subreaper), under its own seccomp filter, with a memory limit
+// (setrlimit, or AddressSanitizer's own limits when it is built with ASan, which cannot run under
+// RLIMIT_AS), no core files, a minimal environment, its output captured and capped, and a deadline
+// per wait; on a deadline everything it started is killed (SIGKILL), and so it is when `attn
+// exercise` is interrupted or dies (PR_SET_PDEATHSIG). Nothing is left running. The run's nonce is
+// the first 8 bytes on file descriptor 3 (never in the environment); requests follow on 3, its
+// reports come back on 4 (student/wire.hpp), each frame carrying the nonce.
 //
 //   Sandbox program("build/exercise_01", limits);
 //   program.send(wire::FrameType::request, request);
@@ -87,6 +89,10 @@ public:
 
     std::uint64_t nonce() const { return nonce_; }
 
+    /// The program ended while a process it started still held its report channel open (that
+    /// process was then killed).
+    bool channel_held_after_end() const { return channel_held_; }
+
     /// While alive: SIGINT, SIGTERM and SIGHUP kill a process group, then us; SIGPIPE is ignored.
     class SignalGuard;
 
@@ -105,6 +111,9 @@ private:
     int exit_code_ = 0, signal_ = 0;
     std::string protocol_error_;
     CappedOutput output_;
+    bool namespaces_ = false;   // started under bwrap (else the fallback)
+    bool channel_held_ = false;
+    std::string scratch_;       // the fallback's scratch folder, removed at the end
 };
 
 struct CapturedRun {

@@ -1,5 +1,7 @@
 #include "student_build.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +15,7 @@
 #include <unistd.h>
 
 #include "attn/error.hpp"
+#include "attn/files.hpp"
 #include "sandbox.hpp"
 
 namespace attn::exercises {
@@ -97,6 +100,47 @@ bool is_excerpt(const std::string& line) {
     return bar != std::string::npos && line.find_first_not_of(" 0123456789") == bar + 1;
 }
 
+// The files the compiler read to make `object`: its depfile when the generator keeps it
+// (Makefiles), else Ninja's record of it (`ninja -t deps`, through cmake --build).
+std::vector<std::string> included_files(const BuildPlace& place, const std::string& object) {
+    std::string listing;
+    if (fs::exists(object + ".d")) {
+        listing = read_text(object + ".d");
+    } else {
+        const std::string relative = fs::path(object).lexically_relative(place.build_directory).string();
+        const CapturedRun deps = run_captured({"cmake", "--build", place.build_directory, "--", "-t", "deps", relative}, 60.0);
+        if (deps.exit_code != 0) throw InputError("cannot list the files " + object + " was compiled from: " + deps.output);
+        listing = deps.output.substr(std::min(deps.output.size(), deps.output.find('\n')));  // after "object: #deps …"
+    }
+    std::vector<std::string> files;
+    std::istringstream words(listing);
+    for (std::string word; words >> word;) {
+        if (word == "\\" || word.back() == ':') continue;
+        fs::path path(word);
+        if (path.is_relative()) path = fs::path(place.build_directory) / path;
+        files.push_back(fs::absolute(path).lexically_normal().string());
+    }
+    return files;
+}
+
+bool inside(const std::string& path, const std::string& folder) {
+    const std::string prefix = fs::absolute(folder).lexically_normal().string();
+    return path == prefix || starts_with(path, prefix.back() == '/' ? prefix : prefix + "/");
+}
+
+// The first file the student's object was compiled from that lies in the source tree (or the
+// build) outside what the exercise allows; "" when there is none.
+std::string included_outside(const BuildPlace& place, const std::string& object, const std::vector<std::string>& allowed) {
+    if (place.source_directory.empty()) return "";
+    for (const auto& file : included_files(place, object)) {
+        bool ok = inside(file, place.source_directory + "/include") || !(inside(file, place.source_directory) ||
+                                                                          inside(file, place.build_directory));
+        for (const auto& folder : allowed) ok = ok || inside(file, folder);
+        if (!ok) return fs::path(file).lexically_relative(fs::absolute(place.source_directory).lexically_normal()).string();
+    }
+    return "";
+}
+
 }  // namespace
 
 std::string demangle_symbols(const std::string& text) {
@@ -174,6 +218,37 @@ std::string compiler_messages(const std::string& log, const std::string& student
     return out;
 }
 
+std::string library_name_of_symbol(const std::string& symbol) {
+    // Itanium C++ ABI: _Z [T{I,S,V}|GV] [Z] N [r][V][K][R|O] {<length><identifier> [B<length><tag>]} …
+    // The names before the first template arguments (I…E) or the end of the nested name (E) are
+    // the qualified name; a template's return type, which the demangled text puts first, is
+    // mangled after them and never read here.
+    std::size_t at = 0;
+    auto next_is = [&](const char* text) { return symbol.compare(at, std::strlen(text), text) == 0; };
+    if (!next_is("_Z")) return "";
+    at += 2;
+    if (next_is("TI") || next_is("TS") || next_is("TV") || next_is("GV")) at += 2;  // typeinfo, its name, vtable; a guard
+    if (next_is("Z")) ++at;                                                        // a local entity: its function's name
+    if (!next_is("N")) return "";
+    ++at;
+    while (at < symbol.size() && std::strchr("rVKRO", symbol[at]) != nullptr) ++at;
+    std::string name;
+    while (at < symbol.size() && std::isdigit(static_cast<unsigned char>(symbol[at]))) {
+        std::size_t length = 0;
+        while (at < symbol.size() && std::isdigit(static_cast<unsigned char>(symbol[at]))) length = length * 10 + (symbol[at++] - '0');
+        if (length == 0 || at + length > symbol.size()) return "";
+        name += (name.empty() ? "" : "::") + symbol.substr(at, length);
+        at += length;
+        while (next_is("B") && at + 1 < symbol.size() && std::isdigit(static_cast<unsigned char>(symbol[at + 1]))) {  // abi tag
+            ++at;
+            std::size_t tag = 0;
+            while (at < symbol.size() && std::isdigit(static_cast<unsigned char>(symbol[at]))) tag = tag * 10 + (symbol[at++] - '0');
+            at += tag;
+        }
+    }
+    return starts_with(name, "attn::") ? name : "";
+}
+
 std::vector<std::string> forbidden_library_calls(const std::string& nm_output, const std::vector<std::string>& allowed) {
     // Always allowed: the types' error classes and the shape helpers a student may use in a message.
     std::vector<std::string> permitted = {"attn::InputError", "attn::ShapeError", "attn::shape_string",
@@ -182,14 +257,11 @@ std::vector<std::string> forbidden_library_calls(const std::string& nm_output, c
     std::vector<std::string> forbidden;
     std::istringstream lines(nm_output);
     for (std::string line; std::getline(lines, line);) {
-        const std::string symbol = line.substr(0, line.find(' '));
-        const std::string readable = demangle_symbols(symbol);
-        if (!starts_with(readable, "attn::")) continue;
-        const std::string name = readable.substr(0, readable.find('('));
+        const std::string name = library_name_of_symbol(line.substr(0, line.find(' ')));
+        if (name.empty()) continue;
         bool ok = false;
         for (const auto& prefix : permitted) {
-            ok = ok || name == prefix || starts_with(name, prefix + "::") || starts_with(name, prefix + "<") ||
-                 (prefix.back() == ':' && starts_with(name, prefix));
+            ok = ok || name == prefix || starts_with(name, prefix + "::") || (prefix.back() == ':' && starts_with(name, prefix));
         }
         if (!ok && std::find(forbidden.begin(), forbidden.end(), name) == forbidden.end()) forbidden.push_back(name);
     }
@@ -220,7 +292,8 @@ StudentBuild build_student_program(const BuildPlace& place, const Exercise& exer
     const std::string program = description.count("program") ? description.at("program") : "";
     const std::string object = description.count("object") ? description.at("object") : "";
     const std::string wrapper = description.count("wrapper") ? description.at("wrapper") : "";
-    if (program.empty() || object.empty() || wrapper.empty()) {
+    const std::string headers = description.count("headers") ? description.at("headers") : "";
+    if (program.empty() || object.empty() || wrapper.empty() || headers.empty()) {
         throw InputError((folder / (target + ".build")).string() + " is incomplete: configure the build folder again");
     }
     if (student_file.find_first_of("\"\n\\") != std::string::npos) {
@@ -229,8 +302,11 @@ StudentBuild build_student_program(const BuildPlace& place, const Exercise& exer
 
     StudentBuild build;
     BuildLock lock((folder / ".lock").string());
-    write_if_changed(wrapper, "// Generated by `attn exercise`: the student's file, compiled into " + target +
-                                  ". Do not edit.\n#include \"" + student_file + "\"\n");
+    // A copy, not an #include of the student's file: quoted includes are looked up beside the copy
+    // and on the exercise's own include path, never beside the student's file (where solution.cpp
+    // is). #line keeps the compiler's messages about the student's file and lines.
+    const std::string source = read_input_file(student_file, 16u << 20, "the student's file");
+    write_if_changed(wrapper, "#line 1 \"" + student_file + "\"\n" + source + "\n");
     const CapturedRun built = run_captured({"cmake", "--build", place.build_directory, "--target", target}, 600.0);
     {
         std::ofstream log((folder / (target + ".log")).string(), std::ios::trunc);
@@ -240,6 +316,14 @@ StudentBuild build_student_program(const BuildPlace& place, const Exercise& exer
     if (built.timed_out || built.exit_code != 0) {
         build.status = StudentBuild::Status::compile_error;
         build.messages = built.timed_out ? "the build did not finish within 10 minutes\n" : messages;
+        return build;
+    }
+    const std::string outside = included_outside(place, object, {wrapper, headers});
+    if (!outside.empty()) {
+        build.status = StudentBuild::Status::refused;
+        build.messages = "Your file includes " + outside + ", which exercise " + std::to_string(exercise.number) +
+                         " does not allow: only the standard library, xtensor, the library's public headers (attn/…) and "
+                         "the exercise's exercise.hpp.";
         return build;
     }
     const CapturedRun symbols = run_captured({"nm", "-P", "--undefined-only", object}, 60.0);

@@ -63,6 +63,10 @@ std::string compiler_messages(const std::string& log, const std::string& student
 /// `text` with every mangled C++ symbol (_Z…) replaced by its readable name.
 std::string demangle_symbols(const std::string& text);
 
+/// The qualified name a mangled symbol names in namespace attn ("attn::dot_attention" for
+/// `attn::Tensor attn::dot_attention<double>(…)` too), read from the mangled form; "" outside attn.
+std::string library_name_of_symbol(const std::string& symbol);
+
 /// The library functions (qualified names, "attn::dot_attention") among the undefined symbols
 /// nm printed (`nm -P --undefined-only`) that `allowed` does not list.
 std::vector<std::string> forbidden_library_calls(const std::string& nm_output, const std::vector<std::string>& allowed);

@@ -236,14 +236,6 @@ int next_unshown(const std::vector<Hint>& hints, const ExerciseProgress& entry, 
     return 0;
 }
 
-// The last hint about `step` already shown (1-based), or 0.
-int last_shown(const std::vector<Hint>& hints, const ExerciseProgress& entry, const std::string& step) {
-    for (std::size_t i = hints.size(); i-- > 0;) {
-        if (about(hints[i], step) && entry.hints_shown.count(int(i) + 1)) return int(i) + 1;
-    }
-    return 0;
-}
-
 }  // namespace
 
 int hint_after_failure(const std::vector<Hint>& hints, ExerciseProgress& entry, const std::string& failing_step,
@@ -252,13 +244,24 @@ int hint_after_failure(const std::vector<Hint>& hints, ExerciseProgress& entry, 
     const bool changed = numbers != entry.last_numbers;
     entry.last_numbers = numbers;
     entry.last_step = failing_step;
-    const int next = next_unshown(hints, entry, failing_step);
+    // The hints climb from the first, never past the last one about the failing step: a late
+    // step's mistake does not open with the near-answer.
+    int ceiling = 0;
+    for (std::size_t i = 0; i < hints.size(); ++i) {
+        if (!hints[i].steps.empty() && about(hints[i], failing_step)) ceiling = int(i) + 1;
+    }
+    if (ceiling == 0) ceiling = int(hints.size());
+    int next = next_unshown(hints, entry, "");
+    if (next > ceiling) next = 0;
     if (changed && next > 0) {
         entry.hints_shown.insert(next);
         revealed = true;
         return next;
     }
-    return last_shown(hints, entry, failing_step);
+    for (int i = ceiling; i > 0; --i) {
+        if (entry.hints_shown.count(i)) return i;
+    }
+    return 0;
 }
 
 int next_hint_on_demand(const std::vector<Hint>& hints, ExerciseProgress& entry) {

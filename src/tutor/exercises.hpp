@@ -80,8 +80,9 @@ Progress read_progress(const std::string& path);
 void write_progress(const std::string& path, const Progress& progress);
 
 /// The hint to show after a failed run that produced numbers (`numbers`: their fingerprint;
-/// `failing_step`: the first step that differs). Reveals the next hint about that step only when
-/// the numbers changed; otherwise repeats the last one shown about it. Updates `entry`. Returns
+/// `failing_step`: the earliest step that differs). The hints climb from the first: reveals the
+/// first hint not shown yet, but never one past the last hint about that step, and only when the
+/// numbers changed; otherwise repeats the last one shown up to there. Updates `entry`. Returns
 /// the hint's number (1-based), 0 for none; `revealed` says whether it is new.
 int hint_after_failure(const std::vector<Hint>& hints, ExerciseProgress& entry, const std::string& failing_step,
                        const std::string& numbers, bool& revealed);

@@ -44,4 +44,19 @@ std::string read_file(const std::string& path) {
     return text.str();
 }
 
+std::string as_handed_in(const std::string& file) {
+    static TempDir copies;
+    const std::string text = read_file(file);
+    const std::string marker = "#include \"../independent/";
+    const auto at = text.find(marker);
+    if (at == std::string::npos) return file;
+    const auto name_start = at + std::string("#include \"").size();
+    const std::string included = text.substr(name_start, text.find('"', name_start) - name_start);
+    const auto end = text.find('\n', at);
+    const std::string folder = file.substr(0, file.rfind('/') + 1);
+    const std::string copy = copies.path() + "/" + file.substr(file.rfind('/') + 1);
+    write_file(copy, text.substr(0, at) + read_file(folder + included) + (end == std::string::npos ? "" : text.substr(end + 1)));
+    return copy;
+}
+
 }  // namespace attn::testing

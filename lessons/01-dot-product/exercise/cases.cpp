@@ -1,7 +1,7 @@
 // Exercise 1's cases: exercise::dot_attention on the lesson's worked examples (the document's own
 // values) and on seeded inputs compared with the library — a batch of one, a single source
-// position, and scores in the hundreds, where a softmax that does not subtract the row's maximum
-// overflows.
+// position, scores in the hundreds, where a softmax that does not subtract the row's maximum
+// overflows, and rows hundreds apart, where one maximum for the whole batch underflows.
 #include "01-dot-product/exercise/mistakes.hpp"
 #include "exercises/case_steps.hpp"
 
@@ -42,6 +42,14 @@ Case random_case(const EncoderDecoderShape& shape) {
     const Tensor3 encoder_outputs = draw.normal<Tensor3>({shape.B, shape.S, shape.H});
     Matrix decoder_output = draw.normal<Matrix>({shape.B, shape.H});
     if (shape.overflowing) decoder_output *= overflowing_scale(dot_attention(encoder_outputs, decoder_output).scores);
+    if (shape.rows_apart) {  // the first sentence's scores, linear in its decoder output, pulled away from the others'
+        auto first_scaled = [&](double factor) {
+            Matrix scaled = decoder_output;
+            for (std::size_t h = 0; h < shape.H; ++h) scaled(0, h) *= factor;
+            return scaled;
+        };
+        decoder_output = first_scaled(rows_apart_factor([&](double f) { return DynamicTensor(dot_attention(encoder_outputs, first_scaled(f)).scores); }));
+    }
     const AttentionStep right = dot_attention(encoder_outputs, decoder_output);
     return exercise_case(tutor::tr(shape.name), encoder_outputs, decoder_output, right, all_steps(step_names, values_of(right)),
                          {1e-9, 1e-9});

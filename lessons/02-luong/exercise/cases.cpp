@@ -48,6 +48,15 @@ Case random_case(const EncoderDecoderShape& shape) {
     Matrix decoder_output = draw.normal<Matrix>({B, H});
     const Matrix W_a = draw.normal<Matrix>({H, H});
     if (shape.overflowing) decoder_output *= overflowing_scale(luong_general_attention(encoder_outputs, decoder_output, W_a).scores);
+    if (shape.rows_apart) {  // the first sentence's scores, linear in its decoder output, pulled away from the others'
+        auto first_scaled = [&](double factor) {
+            Matrix scaled = decoder_output;
+            for (std::size_t h = 0; h < shape.H; ++h) scaled(0, h) *= factor;
+            return scaled;
+        };
+        decoder_output = first_scaled(rows_apart_factor(
+            [&](double f) { return DynamicTensor(luong_general_attention(encoder_outputs, first_scaled(f), W_a).scores); }));
+    }
     const LuongGeneralStep right = luong_general_attention(encoder_outputs, decoder_output, W_a);
     return exercise_case(tutor::tr(shape.name), encoder_outputs, decoder_output, W_a, right, all_steps(step_names, values_of(right)),
                          {1e-9, 1e-9});

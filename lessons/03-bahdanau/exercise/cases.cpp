@@ -70,6 +70,14 @@ Case random_case(const EncoderDecoderShape& shape) {
         in.w2 *= scale;
         in.b2 *= scale;
     }
+    if (shape.rows_apart) {  // the tanh is bounded: w2 (every score's scale) is what pulls the rows apart
+        const double factor = rows_apart_factor([&](double f) {
+            Inputs scaled = in;
+            scaled.w2 *= f;
+            return DynamicTensor(right_of(scaled).scores);
+        });
+        in.w2 *= factor;
+    }
     const BahdanauStep right = right_of(in);
     return exercise_case(tutor::tr(shape.name), in, right, all_steps(step_names, values_of(right)), {1e-9, 1e-9});
 }

@@ -55,13 +55,22 @@ Case document_case(const tutor::LessonDocument& document, std::string name, cons
                          document_steps(document, example, step_names, written_names), {1e-6, 1e-6});
 }
 
-// `overflowing`: the queries scaled until every row's largest visible score is in the hundreds.
+// `overflowing`: the queries scaled until every row's largest visible score is in the hundreds;
+// `rows_apart`: the first sentence's queries scaled until the rows' maxima lie 800 apart.
 Case random_case(std::string name, std::size_t B, std::size_t T, std::size_t S, std::size_t d_k, std::size_t d_v, bool causal,
-                 unsigned seed, bool overflowing = false) {
+                 unsigned seed, bool overflowing = false, bool rows_apart = false) {
     RandomInputs draw(seed);
     Tensor3 Q = draw.normal<Tensor3>({B, T, d_k});
     const Tensor3 K = draw.normal<Tensor3>({B, S, d_k}), V = draw.normal<Tensor3>({B, S, d_v});
     if (overflowing) Q *= overflowing_scale(right_of(Q, K, V, causal).masked_scores);
+    if (rows_apart) {
+        auto first_scaled = [&](double factor) {
+            Tensor3 scaled = Q;
+            for (std::size_t i = 0; i < T * d_k; ++i) scaled.data()[i] *= factor;  // sentence 0 comes first in memory
+            return scaled;
+        };
+        Q = first_scaled(rows_apart_factor([&](double f) { return DynamicTensor(right_of(first_scaled(f), K, V, causal).masked_scores); }));
+    }
     const ScaledDotProductAttentionResult right = right_of(Q, K, V, causal);
     return exercise_case(std::move(name), Q, K, V, causal, right, all_steps(step_names, values_of(right)), {1e-9, 1e-9});
 }
@@ -98,6 +107,9 @@ Exercise define(const std::string& source) {
         random_case(tutor::tr("a batch of one, causal, B = 1, T = S = 4, d_k = 8, d_v = 3"), 1, 4, 4, 8, 3, true, 3),
         random_case(tutor::tr("scores in the hundreds, causal, B = 2, T = S = 4, d_k = 4, d_v = 2 (e^score overflows without the "
                     "maximum subtracted)"), 2, 4, 4, 4, 2, true, 4, true),
+        random_case(tutor::tr("rows hundreds apart, causal, B = 2, T = S = 4, d_k = 4, d_v = 2 (one maximum for the whole batch "
+                              "underflows on the lower rows)"),
+                    2, 4, 4, 4, 2, true, 5, false, true),
     };
     return e;
 }

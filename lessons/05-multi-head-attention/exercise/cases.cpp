@@ -149,6 +149,18 @@ Inputs random_inputs(unsigned seed, std::size_t B, std::size_t T, std::size_t S,
     return in;
 }
 
+/// `in` with the first sentence's queries scaled until the rows' largest scores lie 800 apart
+/// (cross-attention: the scores are nearly linear in the queries).
+Inputs rows_apart(Inputs in) {
+    auto first_scaled = [&](double factor) {
+        Inputs scaled = in;
+        const std::size_t first = in.query.size() / in.query.shape(0);  // sentence 0 comes first in memory
+        for (std::size_t i = 0; i < first; ++i) scaled.query.data()[i] *= factor;
+        return scaled;
+    };
+    return first_scaled(rows_apart_factor([&](double f) { return DynamicTensor(right_of(first_scaled(f)).scores); }));
+}
+
 Case random_case(std::string name, const Inputs& in) {
     const MultiHeadAttentionResult right = right_of(in);
     return attention_case(std::move(name), in, right, all_steps(step_names, values_of(right)), {1e-9, 1e-9});
@@ -225,6 +237,9 @@ Exercise define(const std::string& source) {
         random_case(tutor::tr("scores in the hundreds, B = 2, T = S = 3, D = 4, h = 2, no mask (e^score overflows without the maximum "
                     "subtracted)"),
                     random_inputs(6, 2, 3, 3, 4, 2, true, true, true, {}, true)),
+        random_case(tutor::tr("rows hundreds apart, cross-attention, B = 2, T = 3 queries over S = 4 keys, D = 4, h = 2 (one maximum "
+                              "for the whole batch underflows on the lower rows)"),
+                    rows_apart(random_inputs(8, 2, 3, 4, 4, 2, false, true, true, {}))),
         random_case(tutor::tr("a single position, B = 2, T = S = 1, D = 4, h = 2"), random_inputs(7, 2, 1, 1, 4, 2, true, true, true, {})),
     };
     return e;

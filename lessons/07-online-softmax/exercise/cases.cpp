@@ -121,16 +121,25 @@ Case causal_case(const tutor::LessonDocument& document) {
 }
 
 // Seeded inputs compared with the library's trace. `overflowing`: the queries scaled until every
-// row's largest visible score is in the hundreds.
+// row's largest visible score is in the hundreds; `rows_apart`: the first sentence's queries
+// scaled until the rows' maxima lie 800 apart.
 Case random_case(std::string name, std::size_t B, std::size_t T, std::size_t S, std::size_t d_k, std::size_t d_v,
-                 std::size_t query_tile, std::size_t key_tile, bool causal, unsigned seed, bool overflowing = false) {
+                 std::size_t query_tile, std::size_t key_tile, bool causal, unsigned seed, bool overflowing = false,
+                 bool rows_apart = false) {
     RandomInputs draw(seed);
     TiledInputs in{draw.normal<Tensor3>({B, T, d_k}), draw.normal<Tensor3>({B, S, d_k}), draw.normal<Tensor3>({B, S, d_v}),
                    query_tile, key_tile, causal};
-    if (overflowing) {
-        AttentionOptions options;
-        options.causal = causal;
-        in.Q *= overflowing_scale(scaled_dot_product_attention(in.Q, in.K, in.V, options).masked_scores);
+    AttentionOptions options;
+    options.causal = causal;
+    if (overflowing) in.Q *= overflowing_scale(scaled_dot_product_attention(in.Q, in.K, in.V, options).masked_scores);
+    if (rows_apart) {
+        auto first_scaled = [&](double factor) {
+            Tensor3 scaled = in.Q;
+            for (std::size_t i = 0; i < T * d_k; ++i) scaled.data()[i] *= factor;  // sentence 0 comes first in memory
+            return scaled;
+        };
+        in.Q = first_scaled(rows_apart_factor(
+            [&](double f) { return DynamicTensor(scaled_dot_product_attention(first_scaled(f), in.K, in.V, options).masked_scores); }));
     }
     const OnlineSoftmaxResult right = online_softmax_attention(in.Q, in.K, in.V, in.options());
     return exercise_case(std::move(name), in, all_steps(trace_step_names(), in.steps_of(right)), {1e-9, 1e-9});
@@ -170,6 +179,9 @@ Exercise define(const std::string& source) {
         random_case(tutor::tr("causal, T = 7 queries over S = 4 keys, tiles of 2 queries and 3 keys"), 1, 7, 4, 4, 2, 2, 3, true, 5),
         random_case(tutor::tr("scores in the hundreds, causal, B = 2, T = S = 6, tiles of 2 queries and 4 keys (e^score overflows "
                     "without the running maximum subtracted)"), 2, 6, 6, 4, 2, 2, 4, true, 6, true),
+        random_case(tutor::tr("rows hundreds apart, causal, B = 2, T = S = 6, tiles of 2 queries and 4 keys (one maximum for "
+                              "the whole batch underflows on the lower rows)"),
+                    2, 6, 6, 4, 2, 2, 4, true, 7, false, true),
     };
     return e;
 }

@@ -1,7 +1,7 @@
 // The student's program's main: serves the cases `attn exercise` sends, one at a time, until told
-// to stop. See student_side.hpp. File descriptor 3 brings requests, 4 takes replies, and every
-// frame carries the nonce of this run (ATTN_EXERCISE_NONCE), removed from the environment before
-// the student's code runs.
+// to stop. See student_side.hpp. File descriptor 3 brings the nonce of this run (its first 8
+// bytes, little-endian: read here, after every static initialiser, and never in the environment),
+// then the requests; 4 takes replies, every frame carrying the nonce.
 #include <cstdio>
 #include <cstdlib>
 #include <cxxabi.h>
@@ -75,13 +75,13 @@ bool serve_one(std::uint64_t nonce, const wire::Frame& frame) {
 int main() {
     // Line-buffered, so that what the student prints before a crash is not lost in a buffer.
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
-    const char* nonce_text = std::getenv("ATTN_EXERCISE_NONCE");
-    if (nonce_text == nullptr) {
+    unsigned char nonce_bytes[8];
+    if (!wire::read_exactly(request_fd, nonce_bytes, sizeof nonce_bytes)) {
         std::fprintf(stderr, "This program is the student's side of `attn exercise N`: run that instead.\n");
         return 2;
     }
-    const std::uint64_t nonce = std::strtoull(nonce_text, nullptr, 16);
-    ::unsetenv("ATTN_EXERCISE_NONCE");
+    std::uint64_t nonce = 0;
+    for (int i = 7; i >= 0; --i) nonce = (nonce << 8) | nonce_bytes[i];
     if (!send(nonce, wire::FrameType::hello, wire::Encoder{})) return 2;
     try {
         wire::Frame frame;

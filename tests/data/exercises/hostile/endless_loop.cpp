@@ -1,7 +1,8 @@
 // A countdown with an unsigned counter never ends: s >= 0 is always true. It also starts a
-// grandchild that would sleep forever, and prints both process ids, so that the test can check
-// the whole process group was stopped.
+// grandchild that would sleep forever, named "attn-pauser", so that the test can check that
+// everything the program started was stopped.
 #include <cstdio>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "exercise.hpp"
@@ -15,6 +16,7 @@ attn::AttentionStep dot_attention(const attn::Tensor3& encoder_outputs, const at
     std::fflush(stdout);
     const pid_t child = ::fork();
     if (child == 0) {
+        ::prctl(PR_SET_NAME, "attn-pauser");
         for (;;) ::pause();
     }
     std::printf("grandchild %d\n", static_cast<int>(child));

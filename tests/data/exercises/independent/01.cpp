@@ -8,6 +8,9 @@
 namespace exercise {
 
 attn::AttentionStep dot_attention(const attn::Tensor3& encoder_outputs, const attn::Matrix& decoder_output) {
+#ifdef PLANTED_BEFORE_ANSWER
+    PLANTED_BEFORE_ANSWER();  // a hostile file's misdeeds, before the right answer
+#endif
     const std::size_t B = encoder_outputs.shape(0), S = encoder_outputs.shape(1), H = encoder_outputs.shape(2);
     attn::AttentionStep out;
     out.scores = attn::Matrix::from_shape({B, S});
@@ -19,9 +22,12 @@ attn::AttentionStep dot_attention(const attn::Tensor3& encoder_outputs, const at
             for (std::size_t s = 0; s < S; ++s) score[s] += decoder_output(b, h) * encoder_outputs(b, s, h);
         double top = score[0];
         for (double x : score) top = x > top ? x : top;
+#ifdef PLANTED_SHARED_MAXIMUM
+        top = planted_batch_maximum(encoder_outputs, decoder_output);
+#endif
         double total = 0.0;
         for (double x : score) total += std::exp(x - top);
-        const double log_normaliser = top + std::log(total);
+        [[maybe_unused]] const double log_normaliser = top + std::log(total);  // unused when a mistake is planted
 #ifdef PLANTED_WEIGHTS_ALL_ONE
         const double planted_all_one = 1.0;
 #endif
