@@ -4,10 +4,9 @@
 // online softmax's update, the element-wise kernels) is compiled three times — for the baseline
 // x86-64 (or whatever the compiler targets elsewhere), for AVX2 + FMA and for AVX-512 — as
 // ordinary functions with a target attribute (ATTN_TARGET_AVX2, ATTN_TARGET_AVX512), and a table
-// of pointers is picked at run time. Not target_clones: its ifunc resolvers run before
-// AddressSanitizer is initialised, so the earlier macro left the clones out under ASan (and under
-// clang), and those builds tested the baseline alone; here every build type builds every
-// variant, and the tests run each of them (use_simd).
+// of pointers is picked at run time. Not target_clones: the earlier macro left the clones out
+// under AddressSanitizer and with clang, so those builds tested the baseline alone; here every
+// build type builds every variant, and the tests run each of them (use_simd).
 //
 // How a kernel file uses it: the body is an always-inline function (inlined into each variant,
 // so it is compiled for the variant's target); three small wrappers — no attribute,
