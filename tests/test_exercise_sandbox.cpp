@@ -133,11 +133,11 @@ TimedRun run_timed(const std::vector<std::string>& arguments, const std::string&
 
 
 // A correct implementation passes the lesson's exercise: the one written from the lesson document
-// alone (tests/data/exercises/independent/NN.cpp) where there is one, else the lesson's own
-// written-out solution.
+// alone (tests/data/exercises/independent/slug.cpp, named by the lesson folder's slug so that a
+// renumbered lesson keeps it) where there is one, else the lesson's own written-out solution.
 void correct_implementation_passes(const attn::testing::LessonFolder& lesson) {
     const std::string number = std::to_string(lesson.number);
-    std::string independent = fixtures + "independent/" + (lesson.number < 10 ? "0" : "") + number + ".cpp";
+    std::string independent = fixtures + "independent/" + lesson.slug + ".cpp";
     if (!std::filesystem::exists(independent)) independent = lesson.path + "/exercise/solution.cpp";
     TempDir state;
     const auto r = check(lesson.number, independent, state);
@@ -329,7 +329,7 @@ TEST_CASE("sandbox - a missing --file and a time limit out of range are bad inpu
     auto r = check(1, state.path() + "/missing.cpp", state);
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("missing.cpp"));
-    r = check(1, fixtures + "independent/01.cpp", state, {"--time-limit", "0"});
+    r = check(1, fixtures + "independent/dot-product.cpp", state, {"--time-limit", "0"});
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("--time-limit"));
 }
