@@ -42,4 +42,5 @@ TEST_CASE("cli - list shows the lessons", "[cli]") {
     const auto r = run_attn({"list"});
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::Contains("1  dot-product") && Catch::Contains("Dot-product attention"));
+    CHECK_THAT(r.out, Catch::EndsWith("\nStart with: attn lesson 1\n"));  // the first lesson found
 }
