@@ -53,7 +53,8 @@ std::string lesson_folder(const TempDir& dir, const std::string& folder, const s
     return lessons;
 }
 
-// A small document for lesson 1's program, with `inputs` and `expects` in place of its blocks.
+// A small document for lessons/01-dot-product's program, with `inputs` and `expects` in place of
+// its blocks.
 std::string lesson_one(const std::string& prose, const std::string& encoder_outputs = "[[[1, 2, 3], [2, 2, 3]],\n [[4, 5, 6], [4, 5, 6]]]",
                        const std::string& expect = "tensor([[50., 57.],\n        [19., 19.]])") {
     return "# Lesson 1 — hostile\n\nIntroduction.\n\n## Step 1 — Inputs\n\n" + prose +
@@ -259,8 +260,8 @@ TEST_CASE("hostile - 1e400 and nan in a lesson's blocks are format errors naming
 
 TEST_CASE("hostile - heatmap labels that do not fit are found before the walkthrough starts", "[cli][hostile]") {
     TempDir dir;
-    // Three labels for three expected rows: the document agrees with itself, but lesson 1
-    // computes two rows of weights.
+    // Three labels for three expected rows: the document agrees with itself, but
+    // lessons/01-dot-product computes two rows of weights.
     std::string text = lesson_one("");
     text += "\n```attn expect weights shape=B,S heatmap rows=a,b,c\ntensor([[0.5, 0.5],\n        [0.5, 0.5],\n        [0.5, 0.5]])\n```\n";
     const std::string lessons = lesson_folder(dir, "01-dot-product", text);

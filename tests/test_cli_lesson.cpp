@@ -83,7 +83,7 @@ TEST_CASE("cli - lessons 2 and 3 walk every step with a passing check", "[cli][l
     INFO(luong.out << luong.err);
     CHECK(luong.exit_code == 0);
     CHECK_THAT(luong.out, Catch::Contains("tensor([[41., 39.],"));
-    CHECK_THAT(luong.out, Catch::Contains("✓ context [example identity]"));  // W_a = I gives lesson 1's 1.9991
+    CHECK_THAT(luong.out, Catch::Contains("✓ context [example identity]"));  // W_a = I: 1.9991, as in lessons/01-dot-product
     CHECK_THAT(luong.out, Catch::Contains("✓ weights_with_bias"));
     CHECK_THAT(luong.out, Catch::Contains("B 1") && Catch::Contains("concat"));  // the side-by-side heatmap
     CHECK_THAT(luong.out, !Catch::Contains("✗"));

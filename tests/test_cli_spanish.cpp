@@ -44,8 +44,9 @@ std::vector<std::string> english_words_in(const std::string& help) {
     return found;
 }
 
-// Lesson 5 step 12's mha inputs in `in`: query, key and value (1, 3, 4), the (4, 4) projections
-// w_q, w_k, w_v and their zero biases; no w_o (a block without an output projection).
+// lessons/05-multi-head-attention step 12's mha inputs in `in`: query, key and value (1, 3, 4), the
+// (4, 4) projections w_q, w_k, w_v and their zero biases; no w_o (a block without an output
+// projection).
 void write_mha_inputs(const std::string& in) {
     std::filesystem::create_directories(in);
     const std::vector<double> tokens(12, 0.5), square(16, 0.25), bias(4, 0.0);
@@ -164,7 +165,7 @@ TEST_CASE("cli spanish - unknown lesson, exercise, command, module and language,
 TEST_CASE("cli spanish - attn compute in Spanish: its errors, lesson 5's h-divides-D message, what it wrote", "[cli][language]") {
     TempDir folder;
     const std::string in = folder.path() + "/in", out = folder.path() + "/out";
-    // Lesson 5 step 12: D = 4 with h = 3.
+    // lessons/05-multi-head-attention step 12: D = 4 with h = 3.
     write_mha_inputs(in);
 
     const CommandResult refused = run_spanish({"compute", "mha", "--in", in, "--out", out, "--heads", "3"});
