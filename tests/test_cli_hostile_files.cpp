@@ -104,7 +104,7 @@ TEST_CASE("hostile - view with one file for --html and --svg is refused before w
     CHECK(fs::is_character_file("/dev/null"));
 }
 
-TEST_CASE("hostile - a run killed with SIGKILL leaves the old outputs, and its leftovers go next time", "[cli][hostile]") {
+TEST_CASE("hostile - a run killed with SIGKILL leaves the old outputs, and its leftovers go next time", "[cli][hostile][slow]") {
     TempDir dir;
     const std::string in = dir.path() + "/in", out = dir.path() + "/out";
     fs::create_directories(in);

@@ -63,7 +63,7 @@ std::size_t occurrences(const std::string& text, const std::string& what) {
 
 }  // namespace
 
-TEST_CASE("cli spanish - the help of attn and of every command has no English of its own", "[cli][language]") {
+TEST_CASE("cli spanish - the help of attn and of every command has no English of its own", "[cli][language][slow]") {
     const std::vector<std::vector<std::string>> helps = {
         {"--help"},          {"lesson", "--help"}, {"check", "--help"},    {"list", "--help"},    {"exercise", "--help"},
         {"progress", "--help"}, {"compute", "--help"}, {"run", "--help"}, {"bench", "--help"}, {"heatmap", "--help"},
@@ -193,7 +193,7 @@ TEST_CASE("cli spanish - attn compute in Spanish: its errors, lesson 5's h-divid
     CHECK_THAT(missing.err, Catch::StartsWith("attn: error: la carpeta de entrada " + folder.path() + "/none no existe"));
 }
 
-TEST_CASE("cli spanish - attn compute's refusals of PyTorch settings in Spanish, and in English without a language", "[cli][language]") {
+TEST_CASE("cli spanish - attn compute's refusals of PyTorch settings in Spanish, and in English without a language", "[cli][language][slow]") {
     TempDir folder;
     // Four folders of the same mha inputs (no w_o), each with its own trouble.
     const std::string plain = folder.path() + "/plain", alias = folder.path() + "/alias", bias_kv = folder.path() + "/bias_kv",
@@ -268,7 +268,7 @@ TEST_CASE("cli spanish - attn compute's refusals of PyTorch settings in Spanish,
                Catch::Contains("PyTorch settings a state_dict does not show") && !Catch::Contains("Ajustes de PyTorch"));
 }
 
-TEST_CASE("cli spanish - attn run, heatmap, view and bench in Spanish, with plural forms for 1 and N", "[cli][language]") {
+TEST_CASE("cli spanish - attn run, heatmap, view and bench in Spanish, with plural forms for 1 and N", "[cli][language][slow]") {
     const CommandResult run = run_spanish({"run", "mha", "--batch", "1", "--seq", "4", "--d-model", "8", "--heads", "2"});
     INFO(run.out << run.err);
     CHECK(run.exit_code == 0);
@@ -336,7 +336,7 @@ TEST_CASE("cli spanish - attn run, heatmap, view and bench in Spanish, with plur
     CHECK(run_spanish({"bench", "mha", "--repeat", "0"}).err == "attn: error: --repeat debe valer al menos 1 (se dio 0)\n");
 }
 
-TEST_CASE("cli spanish - check lines: «en 1 valor», «en N valores», the lesson's totals feminine", "[cli][language]") {
+TEST_CASE("cli spanish - check lines: «en 1 valor», «en N valores», the lesson's totals feminine", "[cli][language][slow]") {
     const CommandResult spanish = run_spanish({"check", "--width", "200"});
     const CommandResult english = run_attn({"check", "--width", "200"}, environment_with({}));
     INFO(spanish.err);

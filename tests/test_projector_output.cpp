@@ -182,7 +182,7 @@ void check_check_lines(const std::string& out, const std::string& what) {
     CHECK(checks > 0);
 }
 
-TEST_CASE("projector - no line of attn check is wider than the width given, in either language", "[projector]") {
+TEST_CASE("projector - no line of attn check is wider than the width given, in either language", "[projector][slow]") {
     for (const std::string& language : languages) {
         for (int width : {80, 100}) {
             const auto r = run_attn({"check", "--width", std::to_string(width), "--lang", language});
@@ -212,7 +212,7 @@ TEST_CASE("projector - attn list fits 80 columns, a long title going on under it
 }
 
 TEST_CASE("projector - an exercise report fits 80 columns in either language, failing or not implemented",
-          "[projector][exercises]") {
+          "[projector][exercises][slow]") {
     attn::testing::TempDir state;
     for (const std::string& language : languages) {
         for (const std::string file : {"/lessons/01-dot-product/exercise/stub.cpp", "/tests/data/exercises/planted/squeeze_trap.cpp"}) {
