@@ -26,7 +26,8 @@ int run_list(const GlobalOptions& global, const ListOptions&) {
         std::cout << tutor::wrap_words(lesson.title + (lesson.program ? "" : "  " + tutor::tr("(no program in this build)")),
                                        terminal.width, first, indent);
     }
-    std::cout << "\n" << tutor::tr("Start with: attn lesson 1") << "\n";
+    // The first lesson found, whatever its number: list_lessons gives them in order.
+    std::cout << "\n" << tutor::trf("Start with: attn lesson {1}", {std::to_string(lessons.front().number)}) << "\n";
     return exit_success;
 }
 
