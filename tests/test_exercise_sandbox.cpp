@@ -291,7 +291,7 @@ TEST_CASE("sandbox - each of lesson 8's mistakes made by independent code is nam
         {"planted/rope_always_pairs.cpp", "RoPE with layout halves turned the pairs (2i, 2i+1)"},
         {"planted/rope_always_halves.cpp", "RoPE with layout pairs turned the pairs (i, i + d_k/2)"},
         {"planted/rope_angle_negated.cpp", "your RoPE turns the other way"},
-        {"planted/rope_exponent_without_two.cpp", "in your RoPE, θ_i = base^(−i/d_k)"},
+        {"planted/rope_exponent_without_two.cpp", "in your rotary_angles, θ_i = base^(−i/d_k)"},
     };
     for (const auto& [file, named] : traps) {
         TempDir state;

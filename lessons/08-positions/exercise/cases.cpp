@@ -9,6 +9,7 @@
 // Tolerance 1e-9: the exponent computed as exp(−2i · ln 10000 / D) or as a power differs in the
 // last bits only, and each mistake changes values by far more. The document's values keep the
 // resolution of their written digits.
+#include <algorithm>
 #include <stdexcept>
 
 #include "08-positions/exercise/mistakes.hpp"
@@ -37,6 +38,9 @@ Case table_case(std::string name, std::size_t T, std::size_t D) {
     return table_case(std::move(name), T, D, all_steps({"positions"}, {sinusoidal_positions(T, D)}));
 }
 
+// What a RoPE case compares: the student's rotary_angles, then rotary_embedding.
+const std::vector<std::string> rope_steps = {"angles", "rotated"};
+
 Case rope_case(std::string name, const Tensor4& x, const std::vector<std::int64_t>& positions, RopeLayout layout,
                double base, const StepSelection& steps) {
     DynamicTensor sent = DynamicTensor::from_shape({positions.size()});
@@ -47,10 +51,13 @@ Case rope_case(std::string name, const Tensor4& x, const std::vector<std::int64_
                        steps, tight);
     c.mistakes = [=] {
         using namespace attn::mistakes;
-        return MistakeTable{{layout == RopeLayout::halves ? "pairs_for_halves" : "halves_for_pairs",
-                             steps.pick({rope_other_layout(x, positions, layout, base)})},
-                            {"angle_negated", steps.pick({rope_angle_negated(x, positions, layout, base)})},
-                            {"rope_exponent_without_two", steps.pick({rope_exponent_without_two(x, positions, layout, base)})}};
+        const Matrix angles = rotary_angles(positions, x.shape(3), base);  // the first two keep the right angles
+        return MistakeTable{
+            {layout == RopeLayout::halves ? "pairs_for_halves" : "halves_for_pairs",
+             steps.pick({angles, rope_other_layout(x, positions, layout, base)})},
+            {"angle_negated", steps.pick({angles, rope_angle_negated(x, positions, layout, base)})},
+            {"rope_exponent_without_two", steps.pick({rope_angles_exponent_without_two(positions, x.shape(3), base),
+                                                      rope_exponent_without_two(x, positions, layout, base)})}};
     };
     return c;
 }
@@ -64,16 +71,18 @@ void add_rope_cases(std::vector<Case>& cases, const std::string& what, unsigned 
         const std::string name = layout == RopeLayout::halves ? tutor::trf("RoPE halves: {1}", {what})
                                                                : tutor::trf("RoPE pairs: {1}", {what});
         cases.push_back(rope_case(name, x, positions, layout, base,
-                                  all_steps({"rotated"}, {rotary_embedding(x, positions, layout, base)})));
+                                  all_steps(rope_steps, {rotary_angles(positions, d_k, base),
+                                                         rotary_embedding(x, positions, layout, base)})));
     }
 }
 
-// The steps of `example` the document writes under `written` (one name per step), refusing a
-// document that writes none of them: a case that compares nothing would pass anything.
+// The steps of `example` the document writes under `written` (one name per step, "" for a step
+// it does not write), refusing a document that lacks one of them: a case that compares nothing
+// would pass anything.
 StepSelection written_steps(const tutor::LessonDocument& document, const std::string& example,
                             const std::vector<std::string>& names, const std::vector<std::string>& written) {
     StepSelection steps = document_steps(document, example, names, written);
-    if (steps.expected.size() != names.size()) {
+    if (steps.expected.size() != std::size_t(std::count_if(written.begin(), written.end(), [](const auto& w) { return !w.empty(); }))) {
         throw std::logic_error("lesson 8's document does not write every block of example " + example + " the exercise needs");
     }
     return steps;
@@ -82,7 +91,8 @@ StepSelection written_steps(const tutor::LessonDocument& document, const std::st
 std::vector<std::int64_t> whole_numbers(const DynamicTensor& values) { return {values.begin(), values.end()}; }
 
 // Step 4's table (the document's `pe`), and step 10's query and key turned in both layouts (its
-// q_pairs, q_halves, k_pairs and k_halves), with the values the document writes.
+// q_pairs, q_halves, k_pairs and k_halves; the document writes no angles for them), with the
+// values the document writes.
 void add_document_cases(std::vector<Case>& cases, const tutor::LessonDocument& document) {
     const auto table = document.inputs("sinusoid");
     const auto T = std::size_t(table.at("length")(0)), D = std::size_t(table.at("d_model")(0));
@@ -97,7 +107,7 @@ void add_document_cases(std::vector<Case>& cases, const tutor::LessonDocument& d
             const std::string written = std::string(side) + (layout == RopeLayout::halves ? "_halves" : "_pairs");
             cases.push_back(rope_case(tutor::trf("the lesson's RoPE example: {1} (the lesson document's values)", {written}), x,
                                       positions, layout, default_rope_base,
-                                      written_steps(document, "rope", {"rotated"}, {written})));
+                                      written_steps(document, "rope", rope_steps, {"", written})));
         }
     }
 }
@@ -106,7 +116,7 @@ Exercise define(const std::string& source) {
     Exercise e;
     e.number = ATTN_LESSON_NUMBER;
     e.title = tutor::tr("positions: the sinusoidal table and RoPE");
-    e.practised = "sinusoidal_positions and rotary_embedding";
+    e.practised = "sinusoidal_positions, rotary_angles and rotary_embedding";
     e.mistakes = {
         {"sin_cos_swapped", tutor::tr("in your table, sine and cosine are swapped: the even columns 2i hold the sine and the odd "
                             "columns 2i+1 the cosine, so row 0 is [0, 1, 0, 1, …].")},
@@ -120,8 +130,8 @@ Exercise define(const std::string& source) {
                              "pairs the adjacent features 2i and 2i+1.")},
         {"angle_negated", tutor::tr("your RoPE turns the other way: with φ = position · θ_i, a' = a cos φ − b sin φ and "
                           "b' = b cos φ + a sin φ (a is the pair's first feature, b its second).")},
-        {"rope_exponent_without_two", tutor::tr("in your RoPE, θ_i = base^(−i/d_k): the exponent is −2i/d_k, so θ_i = "
-                                      "base^(−2i/d_k), the same frequencies as the sinusoidal table's.")},
+        {"rope_exponent_without_two", tutor::tr("in your rotary_angles, θ_i = base^(−i/d_k): the exponent is −2i/d_k, so "
+                                      "θ_i = base^(−2i/d_k), the same frequencies as the sinusoidal table's.")},
     };
     const auto document = tutor::read_lesson_document(source + "/lessons/" ATTN_LESSON_FOLDER "/README.md");
     add_document_cases(e.cases, document);

@@ -55,16 +55,19 @@ Tensor4 rope_angle_negated(const Tensor4& x, const std::vector<std::int64_t>& po
     return rotate_feature_pairs(x, negated, layout);
 }
 
-Tensor4 rope_exponent_without_two(const Tensor4& x, const std::vector<std::int64_t>& positions, RopeLayout layout,
-                                  double base) {
-    // θ_i = base^(−i/d_k) is base^(−2i/(2 d_k)): the right frequencies of a width twice d_k, first half.
-    const std::size_t d_k = x.shape(3);
+Matrix rope_angles_exponent_without_two(const std::vector<std::int64_t>& positions, std::size_t d_k, double base) {
+    // base^(−i/d_k) is base^(−2i/(2 d_k)): the right frequencies of a width twice d_k, first half.
     const Vector wide = rotary_frequencies(2 * d_k, base);
     Matrix angles = Matrix::from_shape({positions.size(), d_k / 2});
     for (std::size_t t = 0; t < positions.size(); ++t) {
         for (std::size_t i = 0; i < d_k / 2; ++i) angles(t, i) = static_cast<double>(positions[t]) * wide(i);
     }
-    return rotate_feature_pairs(x, angles, layout);
+    return angles;
+}
+
+Tensor4 rope_exponent_without_two(const Tensor4& x, const std::vector<std::int64_t>& positions, RopeLayout layout,
+                                  double base) {
+    return rotate_feature_pairs(x, rope_angles_exponent_without_two(positions, x.shape(3), base), layout);
 }
 
 }  // namespace attn::mistakes

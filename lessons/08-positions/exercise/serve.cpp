@@ -1,5 +1,5 @@
-// Exercise 8, the student's side: runs exercise::sinusoidal_positions or
-// exercise::rotary_embedding on each case's inputs.
+// Exercise 8, the student's side: runs exercise::sinusoidal_positions, or exercise::rotary_angles
+// and exercise::rotary_embedding, on each case's inputs.
 #include "exercise.hpp"
 #include "student_side.hpp"
 
@@ -18,8 +18,11 @@ void serve(const Call& call, Reply& reply) {
     const Vector sent = call.tensor<1>("positions");
     const std::vector<std::int64_t> positions(sent.begin(), sent.end());  // whole numbers, sent as doubles
     const RopeLayout layout = call.number("pairs") != 0.0 ? RopeLayout::pairs : RopeLayout::halves;
+    const double base = call.number("base");
+    reply.calling("exercise::rotary_angles");
+    reply.add("angles", exercise::rotary_angles(positions, x.shape(3), base));
     reply.calling("exercise::rotary_embedding");
-    reply.add("rotated", exercise::rotary_embedding(x, positions, layout, call.number("base")));
+    reply.add("rotated", exercise::rotary_embedding(x, positions, layout, base));
 }
 
 }  // namespace attn::exercises::student

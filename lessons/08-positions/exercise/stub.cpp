@@ -1,9 +1,10 @@
 // Exercise 8 — where is each word? The sinusoidal table and RoPE.
 //
-// Implement the two functions below: sinusoidal_positions, the table of positions that the
-// Transformer adds to its embeddings, and rotary_embedding, RoPE, which turns the features of
-// queries and keys instead, in both of the layouts models use (lessons/08-positions/README.md).
-// Then run
+// Implement the three functions below: sinusoidal_positions, the table of positions that the
+// Transformer adds to its embeddings; rotary_angles, the angle RoPE turns each pair of features
+// by at each position; and rotary_embedding, RoPE itself, which turns the features of queries
+// and keys instead of adding to them, in both of the layouts models use
+// (lessons/08-positions/README.md). Then run
 //
 //     ./tutor exercise 8
 //
@@ -16,8 +17,8 @@
 // Useful: attn::Matrix::from_shape({T, D}) and attn::Tensor4::from_shape({B, h, T, d_k}) make
 // uninitialised tensors; pe(p, c) and x(batch, head, t, f) read and write an element;
 // std::sin, std::cos and std::pow are in <cmath>. From the library, use only its types (and
-// attn::RopeLayout): a call to attn::sinusoidal_positions, attn::rotary_embedding or any other
-// of its functions is refused before your code runs.
+// attn::RopeLayout): a call to attn::sinusoidal_positions, attn::rotary_angles,
+// attn::rotary_embedding or any other of its functions is refused before your code runs.
 #include <cmath>
 
 #include "exercise.hpp"
@@ -34,12 +35,22 @@ attn::Matrix sinusoidal_positions(std::size_t T, std::size_t d_model) {
     return pe;
 }
 
+attn::Matrix rotary_angles(const std::vector<std::int64_t>& positions, std::size_t d_k, double base) {
+    attn::Matrix angles = attn::Matrix::from_shape({positions.size(), d_k / 2});
+    // TODO, for each position t and each pair i = 0 … d_k/2 − 1:
+    //   θ_i = base^(−2i / d_k), and angles(t, i) = positions[t] · θ_i
+    (void)base;
+    throw attn::exercises::NotImplementedYet("lesson 8: exercise::rotary_angles is not implemented yet — "
+                                             "edit lessons/08-positions/exercise/exercise.cpp");
+    return angles;
+}
+
 attn::Tensor4 rotary_embedding(const attn::Tensor4& x, const std::vector<std::int64_t>& positions,
                                attn::RopeLayout layout, double base) {
     const std::size_t B = x.shape(0), h = x.shape(1), T = x.shape(2), d_k = x.shape(3);
     attn::Tensor4 out = attn::Tensor4::from_shape({B, h, T, d_k});
     // TODO, for every batch, head and t, and each pair i = 0 … d_k/2 − 1:
-    //   θ_i = base^(−2i / d_k) and the angle φ = positions[t] · θ_i
+    //   the angle φ = rotary_angles(positions, d_k, base)(t, i)
     //   the pair's two features: (i, i + d_k/2) with attn::RopeLayout::halves,
     //                            (2i, 2i + 1)   with attn::RopeLayout::pairs
     //   with a and b their values in x: a' = a cos φ − b sin φ, b' = b cos φ + a sin φ, into out

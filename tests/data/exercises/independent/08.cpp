@@ -64,21 +64,34 @@ std::vector<double> complex_pairs_row(const std::vector<double>& row, const std:
 
 }  // namespace
 
+attn::Matrix rotary_angles(const std::vector<std::int64_t>& positions, std::size_t d_k, double base) {
+    attn::Matrix angles = attn::Matrix::from_shape({positions.size(), d_k / 2});
+    for (std::size_t t = 0; t < positions.size(); ++t) {
+        for (std::size_t i = 0; i < d_k / 2; ++i) {
+#ifdef PLANTED_ROPE_EXPONENT_WITHOUT_TWO
+            angles(t, i) = double(positions[t]) / std::pow(base, double(i) / double(d_k));
+#else
+            angles(t, i) = double(positions[t]) / std::pow(base, double(2 * i) / double(d_k));
+#endif
+        }
+    }
+    return angles;
+}
+
 attn::Tensor4 rotary_embedding(const attn::Tensor4& x, const std::vector<std::int64_t>& positions,
                                attn::RopeLayout layout, double base) {
     const std::size_t d_k = x.shape(3);
+    const attn::Matrix table = rotary_angles(positions, d_k, base);
     attn::Tensor4 out = attn::Tensor4::from_shape(x.shape());
     std::vector<double> row(d_k), angles(d_k / 2);
     for (std::size_t b = 0; b < x.shape(0); ++b) {
         for (std::size_t head = 0; head < x.shape(1); ++head) {
             for (std::size_t t = 0; t < x.shape(2); ++t) {
                 for (std::size_t i = 0; i < d_k / 2; ++i) {
-#if defined(PLANTED_ROPE_EXPONENT_WITHOUT_TWO)
-                    angles[i] = double(positions[t]) / std::pow(base, double(i) / double(d_k));
-#elif defined(PLANTED_ANGLE_NEGATED)
-                    angles[i] = -double(positions[t]) / std::pow(base, double(2 * i) / double(d_k));
+#ifdef PLANTED_ANGLE_NEGATED
+                    angles[i] = -table(t, i);  // the right angles, turned the wrong way
 #else
-                    angles[i] = double(positions[t]) / std::pow(base, double(2 * i) / double(d_k));
+                    angles[i] = table(t, i);
 #endif
                 }
                 for (std::size_t f = 0; f < d_k; ++f) row[f] = x(b, head, t, f);

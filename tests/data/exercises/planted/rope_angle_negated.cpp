@@ -1,3 +1,3 @@
-// RoPE turned by −position · θ_i: the other way round.
+// RoPE turned by −φ instead of φ (the angles themselves right): the other way round.
 #define PLANTED_ANGLE_NEGATED
 #include "../independent/08.cpp"
