@@ -87,16 +87,6 @@ TEST_CASE("embeddings and weights are pinned so that every build draws the same 
     CHECK(w(0, 1, 2, 1) == Approx(0.1961440400685264).epsilon(1e-9));
 }
 
-TEST_CASE("positions are the sinusoids of Attention Is All You Need", "[attention_view]") {
-    const attn::Matrix pe = sinusoidal_positions(3, 6);
-    CHECK((xt::row(pe, 0) == attn::Vector({0, 1, 0, 1, 0, 1})));
-    CHECK(pe(1, 0) == Approx(std::sin(1.0)));
-    CHECK(pe(1, 1) == Approx(std::cos(1.0)));
-    CHECK(pe(2, 2) == Approx(std::sin(2.0 / std::pow(10000.0, 2.0 / 6.0))));
-    CHECK(pe(2, 5) == Approx(std::cos(2.0 / std::pow(10000.0, 4.0 / 6.0))));
-    CHECK(sinusoidal_positions(2, 5).shape(1) == 5);  // an odd width ends with a sine
-}
-
 TEST_CASE("a sentence's untrained attention is deterministic and each row sums to one", "[attention_view]") {
     const auto tokens = split_sentence("El perro va caminando sobre el pasto");
     const attn::Tensor4 w = sentence_attention(tokens, {8, 64, 1});

@@ -280,6 +280,29 @@ TEST_CASE("sandbox - the lessons' own traps are named", "[exercises][sandbox][le
     }
 }
 
+// Every mistake exercise 8 names, made by a second, independent implementation
+// (tests/data/exercises/independent/positions.cpp with one PLANTED_ macro): the checker's values for each
+// mistake are the values that code gives.
+TEST_CASE("sandbox - each of lesson 8's mistakes made by independent code is named", "[exercises][sandbox][lesson08][slow]") {
+    const std::pair<const char*, const char*> traps[] = {
+        {"planted/sin_cos_swapped.cpp", "in your table, sine and cosine are swapped"},
+        {"planted/exponent_without_two.cpp", "in your table, the exponent is i/d_model"},
+        {"planted/positions_from_one.cpp", "your table counts positions from 1"},
+        {"planted/rope_always_pairs.cpp", "RoPE with layout halves turned the pairs (2i, 2i+1)"},
+        {"planted/rope_always_halves.cpp", "RoPE with layout pairs turned the pairs (i, i + d_k/2)"},
+        {"planted/rope_angle_negated.cpp", "your RoPE turns the other way"},
+        {"planted/rope_exponent_without_two.cpp", "in your rotary_angles, θ_i = base^(−i/d_k)"},
+    };
+    for (const auto& [file, named] : traps) {
+        TempDir state;
+        const auto r = check(8, fixtures + file, state);
+        INFO(file << "\n" << r.out);
+        CHECK(r.exit_code == 1);
+        CHECK_THAT(attn::testing::unwrapped(r.out), Catch::Contains("Your numbers match a classic mistake in every case that can tell it apart: ") &&
+                                                        Catch::Contains(named));
+    }
+}
+
 ATTN_PER_LESSON_TEST("a correct implementation passes its exercise through attn exercise", "[exercises][sandbox][slow]",
                      correct_implementation_passes, attn::testing::with_exercise)
 

@@ -9,6 +9,7 @@
 #include "attn/files.hpp"
 #include "attn/multi_head_attention.hpp"
 #include "attn/npy_tensor.hpp"
+#include "attn/positions.hpp"
 #include "attn/printable.hpp"
 #include "attn/shape.hpp"
 #include "tutor/language.hpp"
@@ -97,18 +98,6 @@ Matrix token_embeddings(const std::vector<std::string>& tokens, std::size_t d_mo
         for (std::size_t d = 0; d < d_model; ++d) embeddings(t, d) = standard_normal(generator);
     }
     return embeddings;
-}
-
-Matrix sinusoidal_positions(std::size_t positions, std::size_t d_model) {
-    Matrix encoding = Matrix::from_shape({positions, d_model});
-    for (std::size_t t = 0; t < positions; ++t) {
-        for (std::size_t d = 0; d < d_model; ++d) {
-            const double pair = static_cast<double>(d - d % 2);  // 2i for both columns of pair i
-            const double angle = static_cast<double>(t) / std::pow(10000.0, pair / static_cast<double>(d_model));
-            encoding(t, d) = d % 2 == 0 ? std::sin(angle) : std::cos(angle);
-        }
-    }
-    return encoding;
 }
 
 Tensor4 sentence_attention(const std::vector<std::string>& tokens, const SentenceModel& model) {

@@ -10,9 +10,10 @@
 //
 // A sentence's weights are deterministic everywhere: each token's embedding is drawn from
 // std::mt19937_64 seeded with a stable hash (FNV-1a, 64 bits) of its UTF-8 bytes, so a word has
-// the same vector in every run and every build; sinusoidal positions are added; W_q, W_k, W_v are
-// drawn from a generator seeded with `seed`. The normal values come from our own Box–Muller
-// transform, not std::normal_distribution, whose algorithm differs between standard libraries.
+// the same vector in every run and every build; the sinusoidal positions of attn/positions.hpp
+// are added; W_q, W_k, W_v are drawn from a generator seeded with `seed`. The normal values come
+// from our own Box–Muller transform, not std::normal_distribution, whose algorithm differs between
+// standard libraries.
 // None of it is trained: the picture shows how attention is computed, not what a model learned.
 //
 //   auto tokens = attn::tutor::split_sentence("El perro va caminando sobre el pasto");  // 7 tokens
@@ -73,10 +74,6 @@ std::uint64_t stable_text_hash(const std::string& text);
 
 /// (T, D): row t is the embedding of tokens[t], D standard normal values seeded from its text.
 Matrix token_embeddings(const std::vector<std::string>& tokens, std::size_t d_model);
-
-/// (T, D): the Transformer paper's positional encodings, PE(t, 2i) = sin(t / 10000^(2i/D)) and
-/// PE(t, 2i+1) = cos(t / 10000^(2i/D)).
-Matrix sinusoidal_positions(std::size_t positions, std::size_t d_model);
 
 /// (1, h, T, T): multi-head self-attention of the sentence's embeddings plus positions, with
 /// W_q, W_k, W_v normal with standard deviation 1/√D (seeded by model.seed), zero biases and no
