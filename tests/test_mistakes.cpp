@@ -12,7 +12,7 @@
 #include "04-causal-self-attention/exercise/mistakes.hpp"
 #include "attn/softmax.hpp"
 #include "support/tensor_match.hpp"
-#include "tutor/check.hpp"
+#include "tutor/lesson/check.hpp"
 
 namespace {
 // Lesson 1's worked example.

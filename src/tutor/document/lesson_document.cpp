@@ -1,0 +1,258 @@
+#include "tutor/document/lesson_document.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <set>
+#include <sstream>
+
+#include "attn/files.hpp"
+#include "attn/printable.hpp"
+#include "attn/shape.hpp"
+
+namespace attn::tutor {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& path, int line, const std::string& what) {
+    throw LessonFormatError(path + ":" + std::to_string(line) + ": " + what);
+}
+
+bool is_identifier(const std::string& word) {
+    if (word.empty() || !(std::isalpha(static_cast<unsigned char>(word[0])) || word[0] == '_')) return false;
+    for (char c : word) {
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-')) return false;
+    }
+    return true;
+}
+
+std::vector<std::string> split_words(const std::string& text) {
+    std::istringstream stream(text);
+    std::vector<std::string> words;
+    for (std::string word; stream >> word;) words.push_back(word);
+    return words;
+}
+
+double parse_tolerance(const std::string& path, int line, const std::string& key, const std::string& value) {
+    char* end = nullptr;
+    const double number = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || !(number >= 0) || number > 1e3) {
+        fail(path, line, key + "=" + value + ": expected a number ≥ 0, such as " + key + "=1e-6");
+    }
+    return number;
+}
+
+// "attn expect scores shape=B,S atol=1e-6" → a block with no values yet.
+LessonBlock parse_info_string(const std::string& info, const std::string& path, int line) {
+    const auto words = split_words(info);
+    LessonBlock block;
+    block.line = line;
+    if (words.size() < 3) {
+        fail(path, line, "an attn block needs a kind and a name, as in ```attn input encoder_outputs, found ```" + info);
+    }
+    if (words[1] == "input") {
+        block.kind = LessonBlock::Kind::input;
+    } else if (words[1] == "expect") {
+        block.kind = LessonBlock::Kind::expect;
+    } else {
+        fail(path, line, "unknown attn block kind '" + words[1] + "'; expected 'input' or 'expect'");
+    }
+    if (!is_identifier(words[2])) {
+        fail(path, line, "'" + words[2] + "' is not a tensor name (letters, digits and _ only)");
+    }
+    block.name = words[2];
+    auto comma_list = [&](const std::string& key, const std::string& value) {
+        std::vector<std::string> items;
+        std::stringstream stream(value);
+        for (std::string item; std::getline(stream, item, ',');) {
+            if (item.empty()) fail(path, line, key + "=" + value + ": an empty entry");
+            items.push_back(item);
+        }
+        return items;
+    };
+    for (std::size_t i = 3; i < words.size(); ++i) {
+        if (words[i] == "heatmap") {
+            block.heatmap = true;
+            continue;
+        }
+        if (words[i] == "brief") {
+            block.brief = true;
+            continue;
+        }
+        const auto equals = words[i].find('=');
+        if (equals == std::string::npos) fail(path, line, "expected key=value, found '" + words[i] + "'");
+        const std::string key = words[i].substr(0, equals), value = words[i].substr(equals + 1);
+        if (key == "example") {
+            if (!is_identifier(value)) fail(path, line, "example=" + value + ": expected a name such as example=main");
+            block.example = value;
+        } else if (key == "shape") {
+            block.dimension_letters = comma_list(key, value);
+        } else if (key == "rows") {
+            block.row_labels = comma_list(key, value);
+        } else if (key == "columns") {
+            block.column_labels = comma_list(key, value);
+        } else if (key == "atol") {
+            block.absolute_tolerance = parse_tolerance(path, line, key, value);
+        } else if (key == "rtol") {
+            block.relative_tolerance = parse_tolerance(path, line, key, value);
+        } else {
+            fail(path, line, "unknown attribute '" + key + "'; expected example=, shape=, atol=, rtol=, heatmap, brief, rows= or columns=");
+        }
+    }
+    if (block.kind == LessonBlock::Kind::input && (block.absolute_tolerance || block.relative_tolerance)) {
+        fail(path, line, "atol= and rtol= belong to expect blocks, not to inputs");
+    }
+    if (block.kind == LessonBlock::Kind::expect && block.brief) {
+        fail(path, line, "brief belongs to input blocks (an input seen in an earlier lesson), not to expect blocks");
+    }
+    return block;
+}
+
+bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
+
+}  // namespace
+
+std::vector<std::string> LessonDocument::examples() const {
+    std::vector<std::string> names;
+    for (const auto& block : blocks) {
+        if (block.kind != LessonBlock::Kind::input) continue;
+        bool seen = false;
+        for (const auto& name : names) seen = seen || name == block.example;
+        if (!seen) names.push_back(block.example);
+    }
+    return names;
+}
+
+std::map<std::string, DynamicTensor> LessonDocument::inputs(const std::string& example) const {
+    std::map<std::string, DynamicTensor> tensors;
+    for (const auto& block : blocks) {
+        if (block.kind == LessonBlock::Kind::input && block.example == example) tensors[block.name] = block.literal.tensor;
+    }
+    return tensors;
+}
+
+LessonDocument parse_lesson_document(const std::string& markdown, const std::string& path) {
+    LessonDocument document;
+    document.path = path;
+    document.sections.push_back(LessonSection{});
+    document.sections[0].line = 1;
+
+    // Every line is made printable here, once: no control character, escape sequence or invalid
+    // UTF-8 of the document reaches the terminal, whether as prose, title, heading, label or a
+    // quote in an error message.
+    std::istringstream stream(markdown);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(stream, line);) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        lines.push_back(printable_text(line));
+    }
+
+    std::string prose;
+    auto flush_prose = [&]() {
+        if (!prose.empty()) document.sections.back().segments.push_back(LessonSegment{prose, -1});
+        prose.clear();
+    };
+    std::set<std::string> seen;  // "kind example name", to refuse a second block for the same tensor
+
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const std::string& line = lines[i];
+        const int number = static_cast<int>(i) + 1;
+        const bool fence = starts_with(line, "```") || starts_with(line, "~~~");
+        if (fence) {
+            const std::string marker = line.substr(0, 3);
+            const std::string info = line.substr(3);
+            const bool attn_block = split_words(info).size() > 0 && split_words(info)[0] == "attn";
+            std::size_t close = i + 1;
+            while (close < lines.size() && !starts_with(lines[close], marker)) ++close;
+            if (close == lines.size()) fail(path, number, "the code block opened here is never closed with " + marker);
+            if (!attn_block) {
+                // Ordinary code: part of the prose, kept verbatim.
+                for (std::size_t j = i; j <= close; ++j) prose += lines[j] + "\n";
+                i = close;
+                continue;
+            }
+            LessonBlock block = parse_info_string(info, path, number);
+            for (std::size_t j = i + 1; j < close; ++j) block.text += lines[j] + (j + 1 < close ? "\n" : "");
+            if (block.text.find_first_not_of(" \t\n") == std::string::npos) {
+                fail(path, number, "the block for '" + block.name + "' holds no values");
+            }
+            block.literal = parse_tensor_literal(block.text, path, number + 1);
+            if (block.kind == LessonBlock::Kind::input) {
+                // inf is allowed in expect blocks (masked scores print as -inf), never as an input.
+                const DynamicTensor& values = block.literal.tensor;
+                for (std::size_t k = 0; k < values.size(); ++k) {
+                    if (std::isfinite(values.data()[k])) continue;
+                    fail(path, number, "input '" + block.name + "' holds " + (values.data()[k] > 0 ? "inf" : "-inf") +
+                                           " at " + index_string(k, {values.shape().begin(), values.shape().end()}) +
+                                           "; inputs must be finite numbers");
+                }
+            }
+            if (!block.dimension_letters.empty() && block.dimension_letters.size() != block.literal.tensor.dimension()) {
+                std::string legend;
+                for (const auto& letter : block.dimension_letters) legend += (legend.empty() ? "" : ", ") + letter;
+                fail(path, number, "'" + block.name + "' is declared shape=(" + legend + ") but its values have shape " +
+                                       shape_string(block.literal.tensor.shape()));
+            }
+            if (!block.row_labels.empty() || !block.column_labels.empty() || block.heatmap) {
+                const auto& shape = block.literal.tensor.shape();
+                const std::size_t rank = shape.size();
+                if (rank > 4) fail(path, number, "'" + block.name + "' has rank " + std::to_string(rank) + "; a heatmap draws rank 1 to 4");
+                const std::size_t rows = rank == 1 ? 1 : shape[rank - 2], columns = shape[rank - 1];
+                if (!block.row_labels.empty() && block.row_labels.size() != rows) {
+                    fail(path, number, "rows= gives " + std::to_string(block.row_labels.size()) + " labels but '" +
+                                           block.name + "' has " + std::to_string(rows) + " rows");
+                }
+                if (!block.column_labels.empty() && block.column_labels.size() != columns) {
+                    fail(path, number, "columns= gives " + std::to_string(block.column_labels.size()) + " labels but '" +
+                                           block.name + "' has " + std::to_string(columns) + " columns");
+                }
+            }
+            const std::string key = std::string(block.kind == LessonBlock::Kind::input ? "input" : "expect") + " " +
+                                    block.example + " " + block.name;
+            if (!seen.insert(key).second) {
+                fail(path, number, "a second " + std::string(block.kind == LessonBlock::Kind::input ? "input" : "expect") +
+                                       " block for '" + block.name + "' in example '" + block.example + "'");
+            }
+            flush_prose();
+            document.blocks.push_back(std::move(block));
+            document.sections.back().segments.push_back(LessonSegment{"", static_cast<int>(document.blocks.size()) - 1});
+            i = close;
+            continue;
+        }
+        if (starts_with(line, "# ") && document.title.empty()) {
+            document.title = line.substr(2);
+            document.sections[0].heading = document.title;
+            continue;
+        }
+        if (starts_with(line, "## ")) {
+            flush_prose();
+            LessonSection section;
+            section.heading = line.substr(3);
+            section.line = number;
+            document.sections.push_back(std::move(section));
+            continue;
+        }
+        prose += line + "\n";
+    }
+    flush_prose();
+    if (document.title.empty()) fail(path, 1, "the lesson has no title: its first heading must be a '# ' line");
+
+    // Every expect block must belong to an example that has inputs.
+    const auto examples = document.examples();
+    for (const auto& block : document.blocks) {
+        if (block.kind != LessonBlock::Kind::expect) continue;
+        bool known = false;
+        for (const auto& example : examples) known = known || example == block.example;
+        if (!known) {
+            fail(path, block.line, "expect block '" + block.name + "' belongs to example '" + block.example +
+                                       "', which has no input blocks");
+        }
+    }
+    return document;
+}
+
+LessonDocument read_lesson_document(const std::string& path) {
+    return parse_lesson_document(read_input_file(path, max_lesson_document_bytes, "the lesson document"), path);
+}
+
+}  // namespace attn::tutor
