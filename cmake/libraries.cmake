@@ -30,6 +30,7 @@ add_library(attn_io
   src/io/printable.cpp
   src/io/shape_sizes.cpp
   src/io/files.cpp
+  src/io/atomic_write.cpp
   src/io/npy.cpp
   src/io/npz.cpp
   src/io/npy_tensor.cpp
