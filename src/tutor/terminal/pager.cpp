@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <iostream>
+#include <optional>
 #include <unistd.h>
 
 #include "tutor/terminal/key_input.hpp"
@@ -79,6 +80,47 @@ std::string status_message(const PagerState& state) {
     return state.message;
 }
 
+// Enter, space: the next screen, or the end after the last.
+std::optional<PagerOutcome> next_screen(PagerState& state) {
+    if (state.index + 1 == state.screens.size()) return PagerOutcome::finished;
+    ++state.index;
+    return std::nullopt;
+}
+
+void previous_screen(PagerState& state) {
+    if (state.index > 0) --state.index;
+    else state.message = tr("This is the first screen.");
+}
+
+// A key typed as a character: a move through the screens or steps, quit, or the start of a step
+// number. An outcome when it ends the pager.
+std::optional<PagerOutcome> press_character(PagerState& state, char c) {
+    if (c == ' ') return next_screen(state);
+    if (c == 'b' || c == 'B') {
+        previous_screen(state);
+    } else if (c == 's' || c == 'S') {
+        const std::size_t last = last_screen_of_step(state.screens, state.index);
+        if (last == state.index) return next_screen(state);
+        state.index = last;
+    } else if (c == 'n' || c == 'N') {
+        const std::size_t last = last_screen_of_step(state.screens, state.index);
+        if (last + 1 == state.screens.size()) return PagerOutcome::finished;
+        state.index = last + 1;
+    } else if (c == 'p' || c == 'P') {
+        const std::size_t first = state.index - state.screens[state.index].page;
+        if (first == 0) state.message = tr("This is the first step.");
+        else state.index = first_screen_of_step(state.screens, state.screens[first - 1].step);
+    } else if (c == 'q' || c == 'Q') {
+        return PagerOutcome::quit;
+    } else if (c == 'g' || c == 'G' || std::isdigit(static_cast<unsigned char>(c))) {
+        state.typing_step = true;
+        state.digits = std::isdigit(static_cast<unsigned char>(c)) ? std::string(1, c) : "";
+    } else {
+        state.message = tr("Keys: Enter next · b back · s step end · n/p step · g N · q quit");
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 PagerResult run_pager(const WalkthroughLayout& layout, const TerminalRequest& request, Terminal terminal,
@@ -97,18 +139,13 @@ PagerResult run_pager(const WalkthroughLayout& layout, const TerminalRequest& re
             if (!type_step_number(state, key)) return {PagerOutcome::end_of_input, step};
             continue;
         }
+        std::optional<PagerOutcome> outcome;
         switch (key.kind) {
             case KeyKind::end_of_input: return {PagerOutcome::end_of_input, step};
             case KeyKind::enter:
-            case KeyKind::next:
-                if (state.index + 1 == state.screens.size()) return {PagerOutcome::finished, step};
-                ++state.index;
-                continue;
+            case KeyKind::next: outcome = next_screen(state); break;
             case KeyKind::previous:
-            case KeyKind::backspace:
-                if (state.index > 0) --state.index;
-                else state.message = tr("This is the first screen.");
-                continue;
+            case KeyKind::backspace: previous_screen(state); break;
             case KeyKind::resized: {
                 // Measure the window again (unless --width and --height fixed the size).
                 TerminalRequest again = request;
@@ -116,39 +153,12 @@ PagerResult run_pager(const WalkthroughLayout& layout, const TerminalRequest& re
                 again.may_query_background = false;
                 terminal = detect_terminal(again);
                 lay_out(state, layout, terminal);
-                continue;
+                break;
             }
-            case KeyKind::escape: continue;
-            case KeyKind::character: break;
+            case KeyKind::escape: break;
+            case KeyKind::character: outcome = press_character(state, key.character); break;
         }
-        const char c = key.character;
-        if (c == ' ') {
-            if (state.index + 1 == state.screens.size()) return {PagerOutcome::finished, step};
-            ++state.index;
-        } else if (c == 'b' || c == 'B') {
-            if (state.index > 0) --state.index;
-            else state.message = tr("This is the first screen.");
-        } else if (c == 's' || c == 'S') {
-            const std::size_t last = last_screen_of_step(state.screens, state.index);
-            if (last != state.index) state.index = last;
-            else if (state.index + 1 == state.screens.size()) return {PagerOutcome::finished, step};
-            else ++state.index;
-        } else if (c == 'n' || c == 'N') {
-            const std::size_t last = last_screen_of_step(state.screens, state.index);
-            if (last + 1 == state.screens.size()) return {PagerOutcome::finished, step};
-            state.index = last + 1;
-        } else if (c == 'p' || c == 'P') {
-            const std::size_t first = state.index - state.screens[state.index].page;
-            if (first == 0) state.message = tr("This is the first step.");
-            else state.index = first_screen_of_step(state.screens, state.screens[first - 1].step);
-        } else if (c == 'q' || c == 'Q') {
-            return {PagerOutcome::quit, step};
-        } else if (c == 'g' || c == 'G' || std::isdigit(static_cast<unsigned char>(c))) {
-            state.typing_step = true;
-            state.digits = std::isdigit(static_cast<unsigned char>(c)) ? std::string(1, c) : "";
-        } else {
-            state.message = tr("Keys: Enter next · b back · s step end · n/p step · g N · q quit");
-        }
+        if (outcome) return {*outcome, step};
     }
 }
 
