@@ -67,10 +67,8 @@ add_library(attn
   src/lib/encoder_layer.cpp
 )
 add_library(attn::attn ALIAS attn)
-target_include_directories(attn PUBLIC
-  $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
-  $<INSTALL_INTERFACE:include>
-  PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src/common)  # finite_values.hpp, shared with the fast path
+# include/ comes with attn_io; src/common holds finite_values.hpp, shared with the fast path.
+target_include_directories(attn PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src/common)
 target_link_libraries(attn PUBLIC attn_io xtensor PRIVATE xtensor-blas)
 attn_target_defaults(attn)
 
@@ -95,10 +93,8 @@ add_library(attn_fast
   src/fast/encoder_layer.cpp
 )
 add_library(attn::fast ALIAS attn_fast)
-target_include_directories(attn_fast PUBLIC
-  $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
-  $<INSTALL_INTERFACE:include>
-  PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src/common)  # finite_values.hpp: one non-finite message for both paths
+# include/ comes with attn_io; finite_values.hpp (src/common): one non-finite message for both paths.
+target_include_directories(attn_fast PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src/common)
 find_package(Threads REQUIRED)
 target_link_libraries(attn_fast PUBLIC attn attn_io xtensor PRIVATE xtensor-blas Threads::Threads)
 attn_target_defaults(attn_fast)
