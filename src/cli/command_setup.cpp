@@ -2,7 +2,7 @@
 //
 // Why its own file: main.cpp only wires the commands from one table (command_setup.hpp); the
 // options of every command, and the checks that refuse a bad value before any command runs, are
-// here. With main.cpp the only files that compile CLI11's header, which is slow.
+// here. It and main.cpp are the only files that compile CLI11's header, which is slow.
 #include "cli/command_setup.hpp"
 
 #include <CLI/CLI.hpp>
