@@ -1,7 +1,5 @@
 # cmake/cli.cmake — the `attn` program (src/cli). Included by CMakeLists.txt when ATTN_BUILD_CLI is on.
 
-# ---------------------------------------------------------------------------------------------
-# The command-line tutor
 find_package(CLI11 REQUIRED)
 add_executable(attn_cli
   src/cli/main.cpp

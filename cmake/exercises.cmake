@@ -1,7 +1,6 @@
 # cmake/exercises.cmake — the exercises: the checker (attn_exercises) and, per exercise, the
 # student's program and its CTest entries. Included by CMakeLists.txt when ATTN_BUILD_EXERCISES is on.
 
-# ---------------------------------------------------------------------------------------------
 # Exercises (docs/architecture.md, "How an exercise flows"). lessons/NN-slug/exercise/ holds the stub, the
 # hints, a written-out reference solution, the lesson's classic mistakes, the cases the checker
 # runs (cases.cpp) and the student's side of the conversation (serve.cpp).

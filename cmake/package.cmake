@@ -2,7 +2,7 @@
 
 # The library as a CMake package: `cmake --install build --prefix P` installs the headers, the
 # libraries and P/lib/cmake/attn/attnConfig.cmake, so that another project can write
-# find_package(attn REQUIRED) and link attn::attn (and attn::fast). tests/package_consumer/run.sh
+# find_package(attn REQUIRED) and link attn::attn (and attn::fast, attn::io). tests/package_consumer/run.sh
 # installs to a temporary prefix and builds a tiny consumer against it (.ci/run).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)

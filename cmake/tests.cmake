@@ -1,8 +1,6 @@
 # cmake/tests.cmake — the Catch2 suite (tests/) and its CTest entries. Included by CMakeLists.txt
 # when ATTN_BUILD_TESTS is on.
 
-# ---------------------------------------------------------------------------------------------
-# Tests
 find_package(Catch2 2 REQUIRED)
 include(Catch)
 # Catch2's main is the slowest file to compile: it lives alone in its own object library.

@@ -1,7 +1,6 @@
 # cmake/translations.cmake — the compiled catalogues of the tutor's languages. Included by
 # CMakeLists.txt when the CLI or the tests are built.
 
-# ---------------------------------------------------------------------------------------------
 # Translations (GNU gettext; src/tutor/language.hpp): po/es.po, the Spanish catalogue of the
 # tutor's own words, compiled by msgfmt into <build>/locale/es/LC_MESSAGES/attn.mo, where `attn`
 # finds it beside itself (an install finds it in ../share/locale). English is the source language:
