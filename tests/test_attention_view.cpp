@@ -1,4 +1,4 @@
-// Tests for tutor/attention_view.hpp: sentences and token files, the deterministic embeddings and
+// Tests for tutor/views/attention_view.hpp: sentences and token files, the deterministic embeddings and
 // positions, the untrained sentence attention, and the checks that keep a wrong tensor (scores,
 // a transposed matrix, PyTorch's NaN rows, tokens that do not fit) from being drawn.
 #include <catch2/catch.hpp>
@@ -9,7 +9,7 @@
 #include "attn/error.hpp"
 #include "attn/npy.hpp"
 #include "support/temp_dir.hpp"
-#include "tutor/attention_view.hpp"
+#include "tutor/views/attention_view.hpp"
 
 using namespace attn::tutor;
 using attn::testing::TempDir;

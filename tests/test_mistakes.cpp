@@ -13,7 +13,7 @@
 #include "04-causal-self-attention/exercise/mistakes.hpp"
 #include "attn/softmax.hpp"
 #include "support/tensor_match.hpp"
-#include "tutor/check.hpp"
+#include "tutor/lesson/check.hpp"
 
 namespace {
 // lessons/01-dot-product's worked example.

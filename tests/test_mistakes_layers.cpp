@@ -10,8 +10,8 @@
 #include "06-encoder-layer/exercise/mistakes.hpp"
 #include "attn/error.hpp"
 #include "support/tensor_match.hpp"
-#include "tutor/check.hpp"
-#include "tutor/lesson_document.hpp"
+#include "tutor/lesson/check.hpp"
+#include "tutor/document/lesson_document.hpp"
 #include "tutor/named_weights.hpp"
 
 namespace lessons56 {

@@ -12,7 +12,7 @@
 #include "07-online-softmax/exercise/mistakes.hpp"
 #include "07-online-softmax/exercise/trace_steps.hpp"
 #include "support/tensor_match.hpp"
-#include "tutor/check.hpp"
+#include "tutor/lesson/check.hpp"
 
 namespace {
 

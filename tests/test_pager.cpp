@@ -8,7 +8,7 @@
 
 #include "support/pty_session.hpp"
 #include "support/run_command.hpp"
-#include "tutor/terminal.hpp"
+#include "tutor/terminal/terminal.hpp"
 
 namespace {
 

@@ -31,7 +31,7 @@
 #include "attn/rotary.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
 #include "attn/shape.hpp"
-#include "tutor/lesson_registration.hpp"
+#include "tutor/lesson/lesson_registration.hpp"
 
 namespace attn::tutor {
 

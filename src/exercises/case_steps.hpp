@@ -17,7 +17,7 @@
 
 #include "exercise_case.hpp"
 #include "tutor/language.hpp"  // tr() and N_() for the cases' names and the mistakes' explanations
-#include "tutor/lesson_document.hpp"
+#include "tutor/document/lesson_document.hpp"
 
 namespace attn::exercises {
 

@@ -26,7 +26,7 @@
 #include <limits>
 
 #include "attention_heads.hpp"
-#include "finite.hpp"  // attn::detail::first_non_finite
+#include "finite_values.hpp"  // attn::detail::first_non_finite
 #include "kernels.hpp"
 #include "tile_products.hpp"
 
@@ -89,18 +89,15 @@ inline std::size_t visible_keys(bool causal, const RowBlock& block, std::size_t 
     return limit <= 0 ? 0 : std::min(block.columns, static_cast<std::size_t>(limit));
 }
 
-// Step 2 of the file comment for one row block, whose scores are in state.scores. Returns false,
-// touching nothing, when a score of the block (hidden or not: only a mask may hide a key) is not a
-// finite number.
-[[gnu::always_inline]] inline bool online_softmax_update_body(TileState& state, const RowBlock& block, std::size_t stride,
-                                                                std::size_t dk, const float* keep, bool causal) {
+// Pass 1 of the update, every row of the block: the largest visible score into tile_max, and
+// false when a score the block computed (hidden or not) is not a finite number. Each loop runs
+// over a plain range (no per-column test of the causal limit), so that it vectorises without
+// index vectors.
+[[gnu::always_inline]] inline bool tile_maxima(const TileState& state, const RowBlock& block, std::size_t stride,
+                                               const float* keep, bool causal, float* tile_max) {
     const float minus_infinity = -std::numeric_limits<float>::infinity();
     const float largest = std::numeric_limits<float>::max();
     const std::size_t columns = block.columns;
-    // Pass 1, every row: the largest visible score, and the count of non-finite scores among all
-    // the block computed. Each loop runs over a plain range (no per-column test of the causal
-    // limit), so that it vectorises without index vectors.
-    float tile_max[block_rows];
     int bad = 0;
     for (std::size_t r = 0; r < block.rows; ++r) {
         const float* row = state.scores + r * stride;
@@ -124,46 +121,61 @@ inline std::size_t visible_keys(bool causal, const RowBlock& block, std::size_t 
         for (std::size_t c = limit; c < columns; ++c) bad += !(std::fabs(row[c]) <= largest);
         tile_max[r] = maximum;
     }
-    if (bad != 0) return false;
-    // Pass 2, row by row: P, l and the rescaled accumulator. Every score is finite now.
-    for (std::size_t r = 0; r < block.rows; ++r) {
-        float* row = state.scores + r * stride;
-        const std::size_t t = block.first + r;
-        const float m_old = state.running_max[t];
-        const float m_new = std::max(m_old, tile_max[r]);
-        if (m_new == minus_infinity) {
-            // No visible key yet, in this tile or before: P is 0, l and the accumulator stay 0.
-            std::memset(row, 0, columns * sizeof(float));
-            continue;
-        }
-        const std::size_t limit = visible_keys(causal, block, r);
-        float sum = 0.0f;
-        if (keep != nullptr) {
+    return bad == 0;
+}
+
+// Pass 2 of the update for row r of the block, whose scores are all finite: P = e^(s − m_new) in
+// place of the scores, then l and the accumulator rescaled by e^(m_old − m_new).
+[[gnu::always_inline]] inline void update_row(TileState& state, const RowBlock& block, std::size_t r, float tile_max,
+                                              std::size_t stride, std::size_t dk, const float* keep, bool causal) {
+    const float minus_infinity = -std::numeric_limits<float>::infinity();
+    const std::size_t columns = block.columns;
+    float* row = state.scores + r * stride;
+    const std::size_t t = block.first + r;
+    const float m_old = state.running_max[t];
+    const float m_new = std::max(m_old, tile_max);
+    if (m_new == minus_infinity) {
+        // No visible key yet, in this tile or before: P is 0, l and the accumulator stay 0.
+        std::memset(row, 0, columns * sizeof(float));
+        return;
+    }
+    const std::size_t limit = visible_keys(causal, block, r);
+    float sum = 0.0f;
+    if (keep != nullptr) {
 #pragma omp simd simdlen(16) reduction(+ : sum)
-            for (std::size_t c = 0; c < limit; ++c) {
-                // A hidden score may lie above m_new: the exponential then gives 1, times 0.
-                const float e = exp_of_nonpositive_not_nan(row[c] - m_new) * keep[c];
-                row[c] = e;
-                sum += e;
-            }
-        } else {
-#pragma omp simd simdlen(16) reduction(+ : sum)
-            for (std::size_t c = 0; c < limit; ++c) {
-                const float e = exp_of_nonpositive_not_nan(row[c] - m_new);
-                row[c] = e;
-                sum += e;
-            }
+        for (std::size_t c = 0; c < limit; ++c) {
+            // A hidden score may lie above m_new: the exponential then gives 1, times 0.
+            const float e = exp_of_nonpositive_not_nan(row[c] - m_new) * keep[c];
+            row[c] = e;
+            sum += e;
         }
-        std::memset(row + limit, 0, (columns - limit) * sizeof(float));  // the causal mask's hidden keys
-        const float rescale = exp_of_nonpositive(m_old - m_new);  // m_old = −∞: 0 (l and the accumulator are 0)
-        state.running_sum[t] = state.running_sum[t] * rescale + sum;
-        state.running_max[t] = m_new;
-        if (rescale != 1.0f) {
-            float* accumulator = state.accumulator + t * dk;
-#pragma omp simd
-            for (std::size_t i = 0; i < dk; ++i) accumulator[i] *= rescale;
+    } else {
+#pragma omp simd simdlen(16) reduction(+ : sum)
+        for (std::size_t c = 0; c < limit; ++c) {
+            const float e = exp_of_nonpositive_not_nan(row[c] - m_new);
+            row[c] = e;
+            sum += e;
         }
     }
+    std::memset(row + limit, 0, (columns - limit) * sizeof(float));  // the causal mask's hidden keys
+    const float rescale = exp_of_nonpositive(m_old - m_new);  // m_old = −∞: 0 (l and the accumulator are 0)
+    state.running_sum[t] = state.running_sum[t] * rescale + sum;
+    state.running_max[t] = m_new;
+    if (rescale != 1.0f) {
+        float* accumulator = state.accumulator + t * dk;
+#pragma omp simd
+        for (std::size_t i = 0; i < dk; ++i) accumulator[i] *= rescale;
+    }
+}
+
+// Step 2 of the file comment for one row block, whose scores are in state.scores. Returns false,
+// touching nothing, when a score of the block (hidden or not: only a mask may hide a key) is not a
+// finite number.
+[[gnu::always_inline]] inline bool online_softmax_update_body(TileState& state, const RowBlock& block, std::size_t stride,
+                                                                std::size_t dk, const float* keep, bool causal) {
+    float tile_max[block_rows];
+    if (!tile_maxima(state, block, stride, keep, causal, tile_max)) return false;
+    for (std::size_t r = 0; r < block.rows; ++r) update_row(state, block, r, tile_max[r], stride, dk, keep, causal);
     return true;
 }
 
