@@ -11,7 +11,7 @@
 #include "support/tensor_match.hpp"
 #include "tutor/check.hpp"
 #include "tutor/lesson_document.hpp"
-#include "tutor/named_weights.hpp"
+#include "tutor/compute/named_weights.hpp"
 
 namespace lessons56 {
 

@@ -17,10 +17,10 @@
 #include "attn/printable.hpp"
 #include "attn/shape.hpp"
 #include "cli/commands.hpp"
-#include "tutor/compute_modules.hpp"
+#include "tutor/compute/compute_modules.hpp"
 #include "tutor/language.hpp"
-#include "tutor/mask_conventions.hpp"
-#include "tutor/named_weights.hpp"
+#include "tutor/compute/mask_conventions.hpp"
+#include "tutor/compute/named_weights.hpp"
 
 namespace attn::cli {
 

@@ -1,4 +1,4 @@
-// tutor/named_weights.hpp — a layer's weights gathered from tensors named as PyTorch names them.
+// tutor/compute/named_weights.hpp — a layer's weights gathered from tensors named as PyTorch names them.
 //
 // Why: `attn compute`, the lesson programs, the exercises and the tests all receive weights as a
 // map of named tensors (files w_q.npy, norm1_weight.npy, … or a document's input blocks). The

@@ -1,4 +1,4 @@
-#include "tutor/compute_modules.hpp"
+#include "tutor/compute/compute_modules.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -16,8 +16,8 @@
 #include "attn/shape.hpp"
 #include "tutor/find_by_name.hpp"
 #include "tutor/language.hpp"
-#include "tutor/mask_conventions.hpp"
-#include "tutor/named_weights.hpp"
+#include "tutor/compute/mask_conventions.hpp"
+#include "tutor/compute/named_weights.hpp"
 
 namespace attn::tutor {
 
@@ -52,7 +52,7 @@ NamedTensors run_self_attention(const NamedTensors& inputs, const ComputeOptions
     return {{"weights", r.weights}, {"output", r.output}};
 }
 
-// The masks in every convention (tutor/mask_conventions.hpp) for `queries` (B, T, ·) and `keys` (B, S, ·).
+// The masks in every convention (tutor/compute/mask_conventions.hpp) for `queries` (B, T, ·) and `keys` (B, S, ·).
 ModuleMasks masks_for(const NamedTensors& inputs, const ComputeOptions& options, const DynamicTensor& queries,
                       const DynamicTensor& keys) {
     return masks_from(inputs, options.integer_inputs,

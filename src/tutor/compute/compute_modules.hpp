@@ -1,4 +1,4 @@
-// tutor/compute_modules.hpp — `attn compute MODULE`: a lesson's computation on the user's tensors.
+// tutor/compute/compute_modules.hpp — `attn compute MODULE`: a lesson's computation on the user's tensors.
 //
 // Why a table: every module follows the same rules (inputs DIR/<name>.npy, outputs OUT/<name>.npy,
 // ranks and shared dimensions checked before anything runs), so the rules live here once and a
@@ -43,7 +43,7 @@ struct ComputeOptions {
     /// it a missing w_o is refused: a forgotten out_proj.weight must not pass for seed 000's block.
     bool no_output_projection = false;
     /// The inputs read from bool or integer files: a mask's meaning depends on it (a bool attn_mask
-    /// hides where True, a float one is added to the scores; tutor/mask_conventions.hpp).
+    /// hides where True, a float one is added to the scores; tutor/compute/mask_conventions.hpp).
     std::set<std::string> integer_inputs;
     /// --seq-first: the sequences (query, key, value, x) and the output are (T, B, D), PyTorch's
     /// batch_first=False; ComputeModule::uses_sequence_first.

@@ -1,4 +1,4 @@
-#include "tutor/named_weights.hpp"
+#include "tutor/compute/named_weights.hpp"
 
 #include <cctype>
 

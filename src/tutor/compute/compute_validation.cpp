@@ -1,6 +1,6 @@
-// `attn compute`'s checks before anything is computed (tutor/compute_modules.hpp): every input's
+// `attn compute`'s checks before anything is computed (tutor/compute/compute_modules.hpp): every input's
 // rank and shared sizes, the sizes of what a module would build, and the options a module uses.
-#include "tutor/compute_modules.hpp"
+#include "tutor/compute/compute_modules.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -11,8 +11,8 @@
 #include "attn/printable.hpp"
 #include "attn/shape.hpp"
 #include "tutor/language.hpp"
-#include "tutor/mask_conventions.hpp"
-#include "tutor/named_weights.hpp"
+#include "tutor/compute/mask_conventions.hpp"
+#include "tutor/compute/named_weights.hpp"
 
 namespace attn::tutor {
 
