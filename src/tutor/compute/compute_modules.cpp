@@ -114,13 +114,9 @@ std::vector<ComputeModule> with_pytorch_options(std::vector<ComputeModule> modul
         module.uses_sequence_first = module.name == "mha" || module.name == "encoder-layer" || module.name == "encoder";
         module.uses_final_norm = module.name == "encoder";
         module.uses_output_projection_choice = module.name == "mha";
+        module.has_fast_path = module.uses_sequence_first;  // the same three: mha, encoder-layer, encoder
     }
     return modules;
-}
-
-// A sequence tensor: (B, T, ·) or (B, S, ·), laid out (T, B, ·) under --seq-first.
-bool is_sequence(const TensorSpec& spec) {
-    return spec.dimensions.rfind("B,T,", 0) == 0 || spec.dimensions.rfind("B,S,", 0) == 0;
 }
 
 // (T, B, D) ↔ (B, T, D): axes 0 and 1 swapped.
@@ -135,6 +131,10 @@ DynamicTensor swap_first_axes(const DynamicTensor& x) {
 }
 
 }  // namespace
+
+bool is_sequence(const TensorSpec& spec) {
+    return spec.dimensions.rfind("B,T,", 0) == 0 || spec.dimensions.rfind("B,S,", 0) == 0;
+}
 
 CausalAlignment alignment_of(const ComputeOptions& options) {
     return options.causal_alignment.empty() ? CausalAlignment::top_left : parse_causal_alignment(options.causal_alignment);
@@ -281,7 +281,6 @@ std::string dimension_legend(const TensorSpec& spec) {
 }
 
 NamedTensors run_compute_module(const ComputeModule& module, const NamedTensors& given, const ComputeOptions& options) {
-    check_compute_options(module, options);
     // --seq-first: the sequences arrive (T, B, D) and are turned batch-first for the library.
     NamedTensors inputs = given;
     if (options.seq_first) {
@@ -289,15 +288,26 @@ NamedTensors run_compute_module(const ComputeModule& module, const NamedTensors&
             if (is_sequence(spec) && inputs.count(spec.name)) inputs[spec.name] = swap_first_axes(inputs[spec.name]);
         }
     }
+    const NamedShapes shapes = shapes_of(inputs);
+    validate_compute_layout(module, shapes, options);
+    for (const auto& [name, tensor] : inputs) check_finite_input(name, tensor.data(), shapes.at(name));
+    check_compute_working_sizes(module, shapes, options);
+    NamedTensors outputs = module.run(inputs, options);
+    finish_outputs(module, outputs, options);
+    return outputs;
+}
+
+void validate_compute_layout(const ComputeModule& module, const NamedShapes& shapes, const ComputeOptions& options) {
     try {
-        validate_compute_inputs(module, inputs);
+        validate_compute_shapes(module, shapes);
     } catch (const ShapeError& e) {
         if (!options.seq_first) throw;
         throw ShapeError(std::string(e.what()) + tr(" (with --seq-first the sequences are read (T, B, D) and shown here "
                                                     "batch-first, (B, T, D): are they sequence-first?)"));
     }
-    check_compute_working_sizes(module, inputs, options);
-    NamedTensors outputs = module.run(inputs, options);
+}
+
+void finish_outputs(const ComputeModule& module, NamedTensors& outputs, const ComputeOptions& options) {
     if (options.seq_first) {
         for (const auto& spec : module.outputs) {
             if (is_sequence(spec) && outputs.count(spec.name)) outputs[spec.name] = swap_first_axes(outputs[spec.name]);
@@ -320,7 +330,6 @@ NamedTensors run_compute_module(const ComputeModule& module, const NamedTensors&
             }
         }
     }
-    return outputs;
 }
 
 }  // namespace attn::tutor

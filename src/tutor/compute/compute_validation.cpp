@@ -21,7 +21,7 @@ namespace {
 // Checks every input's rank and sizes against the module's legends (attn/shape.hpp: one letter,
 // one size) and returns the size of each letter ("B" → 2, "H" → 3); a missing required input is
 // an InputError naming it.
-ShapeLetters bind_dimensions(const ComputeModule& module, const NamedTensors& inputs) {
+ShapeLetters bind_dimensions(const ComputeModule& module, const NamedShapes& inputs) {
     std::vector<NamedShape> shapes;
     for (const auto& spec : module.inputs) {
         const auto found = inputs.find(spec.name);
@@ -84,22 +84,59 @@ void check_working_sizes(const ComputeModule& module, ShapeLetters letters, cons
 
 }  // namespace
 
-void validate_compute_inputs(const ComputeModule& module, const NamedTensors& inputs) {
-    for (const auto& [name, tensor] : inputs) {
-        if (!reads_input(module, name)) refuse_unknown_input(module, name, "'" + printable_text(name) + "'");
-    }
-    bind_dimensions(module, inputs);
-    for (const auto& [name, tensor] : inputs) {
-        // Masks hold −∞ by design; mask_conventions refuses what does not fit their convention.
-        if (mask_convention(name) != MaskConvention::none) continue;
-        for (std::size_t i = 0; i < tensor.size(); ++i) {
-            if (!std::isfinite(tensor.data()[i])) {
-                throw InputError(trf("{1} holds {2} at {3}; inputs must be finite numbers",
-                                     {name, non_finite_text(tensor.data()[i]),
-                                      index_string(i, {tensor.shape().begin(), tensor.shape().end()})}));
-            }
+namespace {
+
+template <class Value>
+void check_finite_values(const std::string& name, const Value* values, const std::vector<std::size_t>& shape) {
+    // Masks hold −∞ by design; mask_conventions refuses what does not fit their convention.
+    if (mask_convention(name) != MaskConvention::none) return;
+    std::size_t count = 1;
+    for (std::size_t size : shape) count *= size;
+    for (std::size_t i = 0; i < count; ++i) {
+        if (!std::isfinite(values[i])) {
+            throw InputError(trf("{1} holds {2} at {3}; inputs must be finite numbers",
+                                 {name, non_finite_text(values[i]), index_string(i, shape)}));
         }
     }
+}
+
+}  // namespace
+
+NamedShapes shapes_of(const NamedTensors& tensors) {
+    NamedShapes shapes;
+    for (const auto& [name, tensor] : tensors) shapes[name].assign(tensor.shape().begin(), tensor.shape().end());
+    return shapes;
+}
+
+void validate_compute_shapes(const ComputeModule& module, const NamedShapes& shapes) {
+    for (const auto& [name, shape] : shapes) {
+        if (!reads_input(module, name)) refuse_unknown_input(module, name, "'" + printable_text(name) + "'");
+    }
+    bind_dimensions(module, shapes);
+}
+
+void check_finite_input(const std::string& name, const double* values, const std::vector<std::size_t>& shape) {
+    check_finite_values(name, values, shape);
+}
+
+void check_finite_input(const std::string& name, const float* values, const std::vector<std::size_t>& shape) {
+    check_finite_values(name, values, shape);
+}
+
+void validate_compute_inputs(const ComputeModule& module, const NamedTensors& inputs) {
+    const NamedShapes shapes = shapes_of(inputs);
+    validate_compute_shapes(module, shapes);
+    for (const auto& [name, tensor] : inputs) check_finite_input(name, tensor.data(), shapes.at(name));
+}
+
+void check_heads_divide_model(const ComputeModule& module, const NamedShapes& inputs, int heads) {
+    const auto query = inputs.find("query");
+    if (module.name != "mha" || heads <= 0 || query == inputs.end() || query->second.empty()) return;
+    const std::size_t model = query->second.back();
+    if (model % static_cast<std::size_t>(heads) == 0) return;
+    throw InputError(trf("{1}: multi_head_attention: d_model D = {2} (the last dimension of query {3}) is not a multiple of "
+                         "the number of heads h = {4}; each head gets d_k = D / h features, so h must divide D",
+                         {module.name, std::to_string(model), shape_string(query->second), std::to_string(heads)}));
 }
 
 void check_compute_options(const ComputeModule& module, const ComputeOptions& options) {
@@ -144,6 +181,16 @@ void check_compute_options(const ComputeModule& module, const ComputeOptions& op
         throw InputError(trf("{1} has no sequence-first layout: --seq-first is for {2}; remove it",
                              {module.name, modules_with(&ComputeModule::uses_sequence_first)}));
     }
+    if (!module.has_fast_path && (!options.precision.empty() || options.threads)) {
+        throw InputError(trf("{1} computes in double only: --precision and --threads are for {2}; remove them",
+                             {module.name, modules_with(&ComputeModule::has_fast_path)}));
+    }
+    if (!options.precision.empty() && options.precision != "float32" && options.precision != "float64") {
+        throw InputError(trf("--precision {1}: expected float32 (the fast path) or float64 (the lesson path)", {options.precision}));
+    }
+    if (options.threads && (*options.threads < 1 || *options.threads > 1024)) {
+        throw InputError(trf("--threads {1}: expected a whole number from 1 to 1024", {std::to_string(*options.threads)}));
+    }
     if (!module.uses_causal && (options.causal || !options.causal_alignment.empty())) {
         throw InputError(trf("{1} has no causal mask: --causal and --causal-alignment are for {2}; remove them",
                              {module.name, modules_with(&ComputeModule::uses_causal)}));
@@ -157,7 +204,7 @@ void check_compute_options(const ComputeModule& module, const ComputeOptions& op
     }
 }
 
-void check_compute_working_sizes(const ComputeModule& module, const NamedTensors& inputs, const ComputeOptions& options) {
+void check_compute_working_sizes(const ComputeModule& module, const NamedShapes& inputs, const ComputeOptions& options) {
     check_working_sizes(module, bind_dimensions(module, inputs), options);
 }
 

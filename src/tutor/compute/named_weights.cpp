@@ -1,5 +1,6 @@
 #include "tutor/compute/named_weights.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include <xtensor/xbuilder.hpp>
@@ -152,34 +153,50 @@ NamedTensors layer_tensors(const NamedTensors& tensors, std::size_t layer) {
     return result;
 }
 
-EncoderWeights encoder_weights_from(const NamedTensors& tensors) {
+std::size_t encoder_layer_count(const std::set<std::string>& names) {
     std::size_t count = 0;
-    for (const auto& [name, tensor] : tensors) {
+    for (const auto& name : names) {
         if (const auto split = split_layer_name(name)) count = std::max(count, split->first + 1);
     }
     if (count == 0) {
         throw InputError(tr("no layer weights: an encoder's weights are layers_0_w_q … (layers.0.self_attn.in_proj_weight …)"));
     }
-    EncoderWeights w;
-    for (std::size_t layer = 0; layer < count; ++layer) {
-        const std::string prefix = "layers_" + std::to_string(layer) + "_";
-        const NamedTensors own = layer_tensors(tensors, layer);
-        if (own.empty()) {
-            throw InputError(trf("layer {1} has no weights ({2}…), but layer {3} has",
-                                 {std::to_string(layer), prefix, std::to_string(count - 1)}));
-        }
-        try {
-            w.layers.push_back(encoder_layer_weights_from(own));
-        } catch (const InputError& e) {
-            throw InputError(prefix + ": " + e.what());
-        }
+    std::vector<bool> present(count, false);
+    for (const auto& name : names) {
+        if (const auto split = split_layer_name(name)) present[split->first] = true;
     }
-    const bool weight = tensors.count("norm_weight") > 0, bias = tensors.count("norm_bias") > 0;
+    for (std::size_t layer = 0; layer < count; ++layer) {
+        if (present[layer]) continue;
+        throw InputError(trf("layer {1} has no weights ({2}…), but layer {3} has",
+                             {std::to_string(layer), "layers_" + std::to_string(layer) + "_", std::to_string(count - 1)}));
+    }
+    const bool weight = names.count("norm_weight") > 0, bias = names.count("norm_bias") > 0;
     if (weight != bias) {
         throw InputError(trf("the final norm needs both norm_weight and norm_bias; only {1} is given",
                              {weight ? "norm_weight" : "norm_bias"}));
     }
-    if (weight) w.final_norm = std::make_pair(Vector(tensors.at("norm_weight")), Vector(tensors.at("norm_bias")));
+    return count;
+}
+
+EncoderLayerWeights encoder_layer_weights_of(const NamedTensors& own, std::size_t layer) {
+    try {
+        return encoder_layer_weights_from(own);
+    } catch (const InputError& e) {
+        throw InputError("layers_" + std::to_string(layer) + "_: " + e.what());
+    }
+}
+
+EncoderWeights encoder_weights_from(const NamedTensors& tensors) {
+    std::set<std::string> names;
+    for (const auto& [name, tensor] : tensors) names.insert(name);
+    const std::size_t count = encoder_layer_count(names);
+    EncoderWeights w;
+    for (std::size_t layer = 0; layer < count; ++layer) {
+        w.layers.push_back(encoder_layer_weights_of(layer_tensors(tensors, layer), layer));
+    }
+    if (names.count("norm_weight")) {
+        w.final_norm = std::make_pair(Vector(tensors.at("norm_weight")), Vector(tensors.at("norm_bias")));
+    }
     return w;
 }
 

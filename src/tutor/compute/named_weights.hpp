@@ -13,6 +13,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,6 +43,15 @@ struct EncoderWeights {
 /// InputError when no layer is given, a layer number is skipped, or only one of norm_weight and
 /// norm_bias is given; messages name the layer ("layers_1_: missing weight 'w_o'").
 EncoderWeights encoder_weights_from(const NamedTensors& tensors);
+
+/// The checks of encoder_weights_from on the names alone: the number of layers N (layers_0_ …
+/// layers_{N-1}_), InputError when there is none or one is skipped, or only one of norm_weight and
+/// norm_bias is given.
+std::size_t encoder_layer_count(const std::set<std::string>& names);
+
+/// encoder_layer_weights_from on layer `layer`'s tensors (without their prefix), its messages
+/// prefixed "layers_N_: ".
+EncoderLayerWeights encoder_layer_weights_of(const NamedTensors& own, std::size_t layer);
 
 /// The tensors of layer `layer`, without their "layers_N_" prefix.
 NamedTensors layer_tensors(const NamedTensors& tensors, std::size_t layer);
