@@ -84,10 +84,10 @@ std::string describe_compute_modules() {
            "\n" +
            tr("Precision (mha, encoder-layer, encoder): float32 inputs run on the float32 fast path (attn::fast),\n"
               "  as PyTorch computes; results differ from the double lesson path by float32 rounding (~1e-6\n"
-              "  relative). --precision float64 runs the lesson path, as float64 inputs always do. attn_mask,\n"
-              "  src_mask and --causal-alignment bottom-right have no fast form: such a run takes the lesson\n"
-              "  path (with --precision float32 it is refused). --threads N: the fast path's threads\n"
-              "  (default: the physical cores).\n");
+              "  relative). --precision float64 runs the lesson path, as float64 inputs always do. An attn_mask\n"
+              "  or src_mask other than the causal mask, and --causal-alignment bottom-right, have no fast form:\n"
+              "  such a run takes the lesson path (with --precision float32 it is refused). --threads N: the\n"
+              "  fast path's threads (default: the physical cores).\n");
 }
 
 int run_compute(const GlobalOptions&, const ComputeOptions& options) {

@@ -236,12 +236,16 @@ bool runs_on_fast_path(const ComputeModule& module, const ComputeOptions& option
     const std::string missing = without_fast_form(options, inputs);
     if (options.precision.empty()) return inputs.all_float32 && missing.empty();
     if (!inputs.all_float32) {
+        // The first float64 tensor, a weight or a sequence before a mask.
+        std::vector<std::string> float64;
         for (const auto& [name, array] : inputs.arrays) {
-            if (array.dtype != NpyDtype::float64) continue;
-            throw InputError(trf("--precision float32 computes in float32, and {1} is float64: save it as float32, or "
-                                 "use --precision float64",
-                                 {inputs.sources.at(name)}));
+            if (array.dtype == NpyDtype::float64) float64.push_back(name);
         }
+        std::stable_partition(float64.begin(), float64.end(),
+                              [](const std::string& name) { return mask_convention(name) == MaskConvention::none; });
+        throw InputError(trf("--precision float32 computes in float32, and {1} is float64: save it as float32, or "
+                             "use --precision float64",
+                             {inputs.sources.at(float64.front())}));
     }
     if (!missing.empty()) {
         throw InputError(trf("--precision float32 runs on the fast path, which has no form of {1}: use --precision "

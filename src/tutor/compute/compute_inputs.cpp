@@ -129,10 +129,10 @@ ComputeRun compute(const ComputeOptions& given) {
     ComputeRun run;
     run.files = inputs.files;
     run.dtype = inputs.all_float32 ? NpyDtype::float32 : NpyDtype::float64;
-    run.fast = runs_on_fast_path(module, options, inputs);
-    if (run.fast && options.threads) fast::set_threads(*options.threads);
-    run.threads = run.fast ? fast::threads() : 1;
     try {
+        run.fast = runs_on_fast_path(module, options, inputs);
+        if (run.fast && options.threads) fast::set_threads(*options.threads);
+        run.threads = run.fast ? fast::threads() : 1;
         run.outputs = compute_outputs(module, inputs, options, run.fast);
     } catch (const InputError& e) {
         // Every message starts with the module's name once (the shape checks already give it).

@@ -103,8 +103,8 @@ void validate_compute_inputs(const ComputeModule& module, const NamedTensors& in
 /// have passed validate_compute_inputs.
 void check_compute_working_sizes(const ComputeModule& module, const NamedShapes& inputs, const ComputeOptions& options);
 
-/// --heads must divide D, the last dimension of query (mha): said before the library says it (in
-/// English), in the tutor's language, naming query and its shape.
+/// --heads must divide D, the last dimension of query (mha) or x (encoder-layer, encoder): said
+/// before the library says it (in English), in the tutor's language, naming the tensor and its shape.
 void check_heads_divide_model(const ComputeModule& module, const NamedShapes& inputs, int heads);
 
 /// InputError when the module needs --heads and was not given it, or is given --heads or --causal

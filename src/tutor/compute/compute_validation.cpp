@@ -130,13 +130,14 @@ void validate_compute_inputs(const ComputeModule& module, const NamedTensors& in
 }
 
 void check_heads_divide_model(const ComputeModule& module, const NamedShapes& inputs, int heads) {
-    const auto query = inputs.find("query");
-    if (module.name != "mha" || heads <= 0 || query == inputs.end() || query->second.empty()) return;
-    const std::size_t model = query->second.back();
+    const std::string tokens = module.name == "mha" ? "query" : "x";  // the tensor whose last dimension is D
+    const auto found = inputs.find(tokens);
+    if (!module.uses_heads || heads <= 0 || found == inputs.end() || found->second.empty()) return;
+    const std::size_t model = found->second.back();
     if (model % static_cast<std::size_t>(heads) == 0) return;
-    throw InputError(trf("{1}: multi_head_attention: d_model D = {2} (the last dimension of query {3}) is not a multiple of "
-                         "the number of heads h = {4}; each head gets d_k = D / h features, so h must divide D",
-                         {module.name, std::to_string(model), shape_string(query->second), std::to_string(heads)}));
+    throw InputError(trf("{1}: multi_head_attention: d_model D = {2} (the last dimension of {3} {4}) is not a multiple of "
+                         "the number of heads h = {5}; each head gets d_k = D / h features, so h must divide D",
+                         {module.name, std::to_string(model), tokens, shape_string(found->second), std::to_string(heads)}));
 }
 
 void check_compute_options(const ComputeModule& module, const ComputeOptions& options) {
