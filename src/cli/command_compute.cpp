@@ -44,7 +44,7 @@ void write_outputs(const std::string& out_dir, const tutor::NamedTensors& output
 std::string describe_compute_modules() {
     std::string text = tr("Modules:") + "\n";
     for (const auto& module : tutor::compute_modules()) {
-        text += "  " + module.name + "  " + tr(module.summary) + "\n    " + tr("inputs (DIR/<name>.npy):") + "\n";
+        text += "  " + module.name + "  " + tutor::lesson_of(module) + ": " + tr(module.summary) + "\n    " + tr("inputs (DIR/<name>.npy):") + "\n";
         for (const auto& spec : module.inputs) {
             text += "      " + spec.name + " " + tutor::dimension_legend(spec) + (spec.required ? "" : " " + tr("optional")) +
                     "  " + tr(spec.meaning) + "\n";

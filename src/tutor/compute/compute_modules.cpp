@@ -145,8 +145,8 @@ std::string non_finite_text(double value) { return std::isnan(value) ? "nan" : v
 const std::vector<ComputeModule>& compute_modules() {
     static const std::vector<ComputeModule> modules = with_pytorch_options({
         {"dot",
-         N_("lesson 1: dot-product attention, score_s = decoder_output · encoder_outputs[s]"),
-         1,
+         N_("dot-product attention, score_s = decoder_output · encoder_outputs[s]"),
+         "dot-product",
          {{"encoder_outputs", "B,S,H", true, N_("the encoder's output at each source position")},
           {"decoder_output", "B,H", true, N_("the decoder state that asks the question")}},
          {{"scores", "B,S", true, N_("raw scores, before the softmax")},
@@ -154,8 +154,8 @@ const std::vector<ComputeModule>& compute_modules() {
           {"context", "B,H", true, N_("weights-averaged encoder outputs")}},
          run_dot},
         {"luong",
-         N_("lesson 2: Luong's general score, score_s = decoder_output · (W encoder_outputs[s])"),
-         2,
+         N_("Luong's general score, score_s = decoder_output · (W encoder_outputs[s])"),
+         "luong",
          {{"encoder_outputs", "B,S,H", true, N_("the encoder's output at each source position")},
           {"decoder_output", "B,H", true, N_("the decoder state that asks the question")},
           {"W", "H,H", true, N_("W_a as nn.Linear(H, H, bias=False).weight stores it (out, in)")}},
@@ -164,8 +164,8 @@ const std::vector<ComputeModule>& compute_modules() {
           {"context", "B,H", true, N_("weights-averaged encoder outputs")}},
          run_luong},
         {"bahdanau",
-         N_("lesson 3: additive score, score_s = w2 · tanh(W1 [encoder_outputs[s] ; decoder_output] + b1) + b2"),
-         3,
+         N_("additive score, score_s = w2 · tanh(W1 [encoder_outputs[s] ; decoder_output] + b1) + b2"),
+         "bahdanau",
          {{"encoder_outputs", "B,S,H", true, N_("the encoder's output at each source position")},
           {"decoder_output", "B,H", true, N_("the decoder state that asks the question")},
           {"W1", "2H,2H", true, N_("hidden layer weight, nn.Linear(2H, 2H).weight (out, in)")},
@@ -181,9 +181,9 @@ const std::vector<ComputeModule>& compute_modules() {
          false,
          {"B,S,2H"}},
         {"self-attention",
-         N_("lesson 4: scaled dot-product attention, softmax(Q Kᵀ / √d_k) V; --causal hides keys s > t "
+         N_("scaled dot-product attention, softmax(Q Kᵀ / √d_k) V; --causal hides keys s > t "
          "(--causal-alignment top-left|bottom-right when T != S)"),
-         4,
+         "causal-self-attention",
          {{"Q", "B,T,d_k", true, N_("the queries")},
           {"K", "B,S,d_k", true, N_("the keys")},
           {"V", "B,S,d_v", true, N_("the values, one per key")}},
@@ -193,8 +193,8 @@ const std::vector<ComputeModule>& compute_modules() {
          false,
          true},
         {"mha",
-         N_("lesson 5: multi-head attention, h heads of d_k = D / h (--heads h required; --causal optional)"),
-         5,
+         N_("multi-head attention, h heads of d_k = D / h (--heads h required; --causal optional)"),
+         "multi-head-attention",
          {{"query", "B,T,D", true, N_("the queries' tokens")},
           {"key", "B,S,D", true, N_("the keys' tokens")},
           {"value", "B,S,D", true, N_("the values' tokens")},
@@ -217,9 +217,9 @@ const std::vector<ComputeModule>& compute_modules() {
          true,
          true},
         {"encoder-layer",
-         N_("lesson 6: a Transformer encoder layer, as torch.nn.TransformerEncoderLayer(D, h, F, dropout=0.0, "
+         N_("a Transformer encoder layer, as torch.nn.TransformerEncoderLayer(D, h, F, dropout=0.0, "
          "batch_first=True) (--heads h required; --norm-first, --eps, --activation optional)"),
-         6,
+         "encoder-layer",
          {{"x", "B,T,D", true, N_("the input tokens")},
           {"w_q", "D,D", false, N_("self_attn.in_proj_weight rows 0..D-1 (out, in)")},
           {"b_q", "D", false, N_("self_attn.in_proj_bias entries 0..D-1")},
@@ -249,9 +249,9 @@ const std::vector<ComputeModule>& compute_modules() {
          true,
          {"B,T,F", "B,h,T,T"}},
         {"encoder",
-         N_("lesson 6's stack: torch.nn.TransformerEncoder(layer, N, norm, enable_nested_tensor=False) in eval mode, "
+         N_("the layers stacked: torch.nn.TransformerEncoder(layer, N, norm, enable_nested_tensor=False) in eval mode, "
          "N layers layers_0_… (each encoder-layer's weights) and the final norm (--heads h required)"),
-         6,
+         "encoder-layer",
          {{"x", "B,T,D", true, N_("the input tokens")},
           {"norm_weight", "D", false, N_("norm.weight, the final layer norm (with norm_bias)")},
           {"norm_bias", "D", false, N_("norm.bias")},
@@ -267,6 +267,15 @@ const std::vector<ComputeModule>& compute_modules() {
          true},
     });
     return modules;
+}
+
+std::string lesson_of(const ComputeModule& module, const std::string& lessons_dir) {
+    try {
+        const std::vector<LessonInfo> lessons = list_lessons(lessons_directory(lessons_dir));
+        return trf("lesson {1}", {std::to_string(find_lesson(lessons, module.lesson).number)});
+    } catch (const InputError&) {
+        return module.lesson;  // no lessons folder at hand (an installed attn): the slug says which
+    }
 }
 
 const ComputeModule& find_compute_module(const std::string& name) {

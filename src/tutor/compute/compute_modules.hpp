@@ -32,7 +32,9 @@ struct TensorSpec {
 struct ComputeModule {
     std::string name;
     std::string summary;
-    int lesson = 0;
+    /// The slug of the lesson it belongs to (its folder lessons/NN-slug/); the number is the lesson
+    /// table's (lesson_of), so that renumbering the lessons needs no edit here.
+    std::string lesson;
     std::vector<TensorSpec> inputs;
     std::vector<TensorSpec> outputs;
     NamedTensors (*run)(const NamedTensors& inputs, const ComputeOptions& options) = nullptr;
@@ -52,6 +54,10 @@ struct ComputeModule {
 };
 
 const std::vector<ComputeModule>& compute_modules();
+
+/// "lesson 5" for a module of lessons/05-multi-head-attention/, from the lessons found in
+/// `lessons_dir` (lessons_directory's rules); the slug alone when that lesson is not found there.
+std::string lesson_of(const ComputeModule& module, const std::string& lessons_dir = "");
 
 /// The causal mask's alignment the options ask for (top-left when none is given); InputError for
 /// an unknown name.

@@ -134,7 +134,10 @@ void check_heads_divide_model(const ComputeModule& module, const NamedShapes& in
     const auto found = inputs.find(tokens);
     if (!module.uses_heads || heads <= 0 || found == inputs.end() || found->second.empty()) return;
     const std::size_t model = found->second.back();
-    if (model % static_cast<std::size_t>(heads) == 0) return;
+    // The layers' "--heads H is more than the model width D" comes later (check_compute_working_sizes);
+    // mha names query here whatever h.
+    const bool said_later = tokens == "x" && static_cast<std::size_t>(heads) > model;
+    if (model % static_cast<std::size_t>(heads) == 0 || said_later) return;
     throw InputError(trf("{1}: multi_head_attention: d_model D = {2} (the last dimension of {3} {4}) is not a multiple of "
                          "the number of heads h = {5}; each head gets d_k = D / h features, so h must divide D",
                          {module.name, std::to_string(model), tokens, shape_string(found->second), std::to_string(heads)}));
