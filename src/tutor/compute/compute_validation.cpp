@@ -190,7 +190,8 @@ void check_compute_options(const ComputeModule& module, const ComputeOptions& op
                              {module.name, modules_with(&ComputeModule::has_fast_path)}));
     }
     if (!options.precision.empty() && options.precision != "float32" && options.precision != "float64") {
-        throw InputError(trf("--precision {1}: expected float32 (the fast path) or float64 (the lesson path)", {options.precision}));
+        throw InputError(trf("--precision {1}: expected float32 (the fast path) or float64 (the lesson path)",
+                             {printable_text(options.precision)}));
     }
     if (options.threads && (*options.threads < 1 || *options.threads > 1024)) {
         throw InputError(trf("--threads {1}: expected a whole number from 1 to 1024", {std::to_string(*options.threads)}));
