@@ -14,7 +14,8 @@ x.npy, in a scratch folder. Then, alternating the two sides (swapped order on od
   * PyTorch: in a child process with torch.set_num_threads(n), the same model built in memory,
     one warm-up forward under torch.no_grad(), then the forward timed alone.
 OPENBLAS_NUM_THREADS and OMP_NUM_THREADS are n on both sides. Each side's figure is the best of
---rounds (on a shared machine the best run is the one least disturbed by others); the load
+--rounds (on a shared machine the best run is the one least disturbed by others), with the CPU
+time of the same span (user + system: less disturbed by other processes than the wall time); the load
 average before and after is printed, with the machine (attn bench's header, as
 bench/compare_pytorch.py prints it). attn's output is compared with PyTorch's.
 
@@ -55,12 +56,13 @@ def torch_worker(args):
     encoder, x = build_model(args)
     with torch.no_grad():
         encoder(x)  # warm-up
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         output = encoder(x)
-        seconds = time.perf_counter() - start
+        seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
     import numpy as np
     np.save(args.torch_output, output.numpy())
-    print(json.dumps({"seconds": seconds, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+    print(json.dumps({"seconds": seconds, "cpu_seconds": cpu_seconds,
+                      "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 
 
 def write_inputs(args, folder):
@@ -82,13 +84,14 @@ def run_attn(args, folder):
     # would get for its own child counts the pages of the Python process it was forked from.
     rss_file = folder / "rss.txt"
     start = time.perf_counter()
-    finished = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", str(rss_file)] + command, env=environment(args.threads),
+    finished = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", "-o", str(rss_file)] + command, env=environment(args.threads),
                               capture_output=True, text=True)
     seconds = time.perf_counter() - start
     if finished.returncode != 0:
         sys.exit(f"attn failed:\n{finished.stdout}{finished.stderr}")
-    peak_kb = int(rss_file.read_text().split()[-1])
-    return {"seconds": seconds, "peak_rss_mb": peak_kb / 1024, "said": finished.stdout.strip().splitlines()[-1]}
+    user, system, peak_kb = rss_file.read_text().split()[-3:]
+    return {"seconds": seconds, "cpu_seconds": float(user) + float(system), "peak_rss_mb": int(peak_kb) / 1024,
+            "said": finished.stdout.strip().splitlines()[-1]}
 
 
 def run_torch(args, folder):
@@ -142,12 +145,18 @@ def main():
     attn_rss = max(r["peak_rss_mb"] for r in attn_runs)
     torch_s = min(r["seconds"] for r in torch_runs)
     torch_rss = max(r["peak_rss_mb"] for r in torch_runs)
-    def all_ms(runs):
-        return ", ".join(f"{r['seconds'] * 1e3:.0f}" for r in runs)
+    def all_ms(runs, key="seconds"):
+        return ", ".join(f"{r[key] * 1e3:.0f}" for r in runs)
+    attn_cpu = min(r["cpu_seconds"] for r in attn_runs)
+    torch_cpu = min(r["cpu_seconds"] for r in torch_runs)
     print(f"attn compute encoder, whole process: {attn_s * 1e3:.0f} ms (best of {args.rounds}; all: {all_ms(attn_runs)}), "
-          f"peak RSS {attn_rss:.0f} MB; {attn_runs[-1]['said']}")
+          f"CPU time {attn_cpu * 1e3:.0f} ms (all: {all_ms(attn_runs, 'cpu_seconds')}), peak RSS {attn_rss:.0f} MB; "
+          f"{attn_runs[-1]['said']}")
     print(f"PyTorch forward, model in memory: {torch_s * 1e3:.0f} ms (best of {args.rounds}; all: {all_ms(torch_runs)}), "
-          f"its process's peak RSS {torch_rss:.0f} MB")
+          f"CPU time {torch_cpu * 1e3:.0f} ms (all: {all_ms(torch_runs, 'cpu_seconds')}), its process's peak RSS "
+          f"{torch_rss:.0f} MB")
+    # On a busy machine the wall times wait for other processes; the CPU times much less so.
+    print(f"CPU time ratio (attn's whole process / PyTorch's forward): {attn_cpu / torch_cpu:.2f}")
     ratio = attn_s / torch_s
     checks = [("time <= 1.2 x PyTorch's forward", ratio <= 1.2, f"{ratio:.2f} x"),
               ("peak RSS <= 250 MB", attn_rss <= 250, f"{attn_rss:.0f} MB"),

@@ -138,8 +138,10 @@ fast::AttentionParameters fast_attention(const MultiHeadAttentionWeights& w) {
 // then narrowed; the layer's arrays are released, so no more than one layer exists in double.
 fast::EncoderLayerParameters fast_layer(ComputeInputs& inputs, const std::string& prefix, std::optional<std::size_t> layer) {
     auto is_weight = [](const std::string& name) { return name != "x" && mask_convention(name) == MaskConvention::none; };
-    const NamedTensors own = widened(inputs, prefix, is_weight, true);
-    const EncoderLayerWeights w = layer ? encoder_layer_weights_of(own, *layer) : encoder_layer_weights_from(own);
+    const EncoderLayerWeights w = [&] {  // the widened copies freed before the narrowed ones are made
+        const NamedTensors own = widened(inputs, prefix, is_weight, true);
+        return layer ? encoder_layer_weights_of(own, *layer) : encoder_layer_weights_from(own);
+    }();
     fast::EncoderLayerParameters p;
     p.attention = fast_attention(w.attention);
     p.norm1_weight = narrow<fast::Vector>(w.norm1_weight);
