@@ -175,3 +175,15 @@ TEST_CASE("compute fast path - a float32 NaN in a weight is named as on the less
                        {"mha: w_k holds nan at [0, 5]; inputs must be finite numbers"}, out);
     }
 }
+
+TEST_CASE("compute fast path - an empty sequence-first tensor is refused as on the lesson path", "[cli][compute][fast][errors]") {
+    TempDir dir;
+    const std::string in = dir.path() + "/in", out = dir.path() + "/out";
+    fs::copy(ATTN_SOURCE_DIR "/tests/data/compute/mha-self/in", in);
+    attn::testing::write_file(in + "/query.npy", attn::encode_npy({0, 2, 8}, {}, attn::NpyDtype::float32));
+    for (const std::string precision : {"float32", "float64"}) {
+        expect_refused({"compute", "mha", "--in", in, "--out", out, "--heads", "2", "--seq-first", "--precision", precision},
+                       {"mha: query has shape (2, 0, 8): dimension T is 0", "with --seq-first the sequences are read (T, B, D)"},
+                       out);
+    }
+}

@@ -56,7 +56,10 @@ std::string without_fast_form(const ComputeOptions& options, const ComputeInputs
 
 // (T, B, D) ↔ (B, T, D) on a float32 array, in place of the array's values.
 void swap_first_axes(NpyArray& array) {
-    if (array.shape.size() != 3) return;
+    if (array.shape.size() != 3 || array.floats.empty()) {  // an empty one is refused by the shape checks
+        if (array.shape.size() == 3) std::swap(array.shape[0], array.shape[1]);
+        return;
+    }
     const std::size_t A = array.shape[0], C = array.shape[1], D = array.shape[2];
     std::vector<float> swapped(array.floats.size());
     for (std::size_t a = 0; a < A; ++a)
@@ -85,10 +88,10 @@ Fast narrow(const Lesson& tensor) {
 
 DynamicTensor widen(const fast::Tensor3& tensor) { return DynamicTensor(tensor); }
 
-// The arrays whose names `select` picks, as the lesson path's double tensors, with `prefix` cut
-// from their names; released from `inputs` when `release`.
+// The arrays whose names start with `prefix` and that `select` picks, as the lesson path's double
+// tensors named without the prefix; each is released from `inputs`.
 template <class Select>
-NamedTensors widened(ComputeInputs& inputs, const std::string& prefix, Select select, bool release) {
+NamedTensors widened(ComputeInputs& inputs, const std::string& prefix, Select select) {
     NamedTensors tensors;
     for (auto it = inputs.arrays.begin(); it != inputs.arrays.end();) {
         if (it->first.rfind(prefix, 0) != 0 || !select(it->first)) {
@@ -96,7 +99,7 @@ NamedTensors widened(ComputeInputs& inputs, const std::string& prefix, Select se
             continue;
         }
         tensors[it->first.substr(prefix.size())] = to_tensor(it->second);
-        it = release ? inputs.arrays.erase(it) : std::next(it);
+        it = inputs.arrays.erase(it);
     }
     return tensors;
 }
@@ -114,7 +117,7 @@ FastMasks fast_masks(ComputeInputs& inputs, const ComputeOptions& options, const
     FastMasks masks;
     masks.causal = options.causal || causal_scores_mask(inputs) != nullptr;
     const NamedTensors given =
-        widened(inputs, "", [](const std::string& name) { return mask_convention(name) != MaskConvention::none; }, true);
+        widened(inputs, "", [](const std::string& name) { return mask_convention(name) != MaskConvention::none; });
     const ModuleMasks read = masks_from(given, options.integer_inputs, sizes);
     if (read.attention_mask) masks.padding = narrow<fast::Matrix>(*read.attention_mask);
     return masks;
@@ -139,7 +142,7 @@ fast::AttentionParameters fast_attention(const MultiHeadAttentionWeights& w) {
 fast::EncoderLayerParameters fast_layer(ComputeInputs& inputs, const std::string& prefix, std::optional<std::size_t> layer) {
     auto is_weight = [](const std::string& name) { return name != "x" && mask_convention(name) == MaskConvention::none; };
     const EncoderLayerWeights w = [&] {  // the widened copies freed before the narrowed ones are made
-        const NamedTensors own = widened(inputs, prefix, is_weight, true);
+        const NamedTensors own = widened(inputs, prefix, is_weight);
         return layer ? encoder_layer_weights_of(own, *layer) : encoder_layer_weights_from(own);
     }();
     fast::EncoderLayerParameters p;
@@ -173,7 +176,7 @@ NamedTensors run_mha(ComputeInputs& inputs, const ComputeOptions& options) {
     attention.causal = masks.causal;
     attention.attention_mask = std::move(masks.padding);
     const fast::AttentionParameters parameters = fast_attention(attention_weights_from(
-        widened(inputs, "", [](const std::string& name) { return name != "query" && name != "key" && name != "value"; }, true),
+        widened(inputs, "", [](const std::string& name) { return name != "query" && name != "key" && name != "value"; }),
         options.no_output_projection));
     const fast::Tensor3 query = take<fast::Tensor3>(inputs.arrays.at("query"));
     const fast::Tensor3 key = take<fast::Tensor3>(inputs.arrays.at("key"));
