@@ -6,6 +6,8 @@
 #include <cmath>
 
 #include "attn/error.hpp"
+#include <xtensor/xview.hpp>
+
 #include "attn/fast/encoder_layer.hpp"
 #include "attn/npy_tensor.hpp"
 #include "tutor/compute/mask_conventions.hpp"
@@ -123,38 +125,84 @@ FastMasks fast_masks(ComputeInputs& inputs, const ComputeOptions& options, const
     return masks;
 }
 
-fast::AttentionParameters fast_attention(const MultiHeadAttentionWeights& w) {
+// The shapes of the arrays named `prefix`…, without the prefix.
+NamedShapes shapes_with_prefix(const ComputeInputs& inputs, const std::string& prefix) {
+    NamedShapes shapes;
+    for (const auto& [name, array] : inputs.arrays) {
+        if (name.rfind(prefix, 0) == 0) shapes[name.substr(prefix.size())] = array.shape;
+    }
+    return shapes;
+}
+
+// Takes `prefix` + name from the inputs as a fast-path tensor (the array is released).
+struct Taker {
+    ComputeInputs& inputs;
+    std::string prefix;
+    template <class Tensor>
+    Tensor take_named(const std::string& name) const {
+        return take<Tensor>(inputs.arrays.at(prefix + name));
+    }
+    template <class Tensor>
+    std::optional<Tensor> take_if_given(const std::string& name) const {
+        if (!inputs.arrays.count(prefix + name)) return std::nullopt;
+        return take_named<Tensor>(name);
+    }
+};
+
+// Rows [part·n, (part + 1)·n) of a packed tensor of 3n rows: q, k or v.
+template <class Tensor>
+Tensor third(const Tensor& packed, std::size_t part) {
+    const std::size_t n = packed.shape(0) / 3;
+    return xt::view(packed, xt::range(part * n, (part + 1) * n));
+}
+
+// The attention's parameters as the layout (checked by named_weights, on the shapes) says they
+// are given, taken from the float32 arrays without a copy in double.
+fast::AttentionParameters fast_attention(const Taker& take, const AttentionLayout& layout, bool no_output_projection) {
     fast::AttentionParameters p;
-    p.w_q = narrow<fast::Matrix>(w.w_q);
-    p.w_k = narrow<fast::Matrix>(w.w_k);
-    p.w_v = narrow<fast::Matrix>(w.w_v);
-    p.b_q = narrow<fast::Vector>(w.b_q);
-    p.b_k = narrow<fast::Vector>(w.b_k);
-    p.b_v = narrow<fast::Vector>(w.b_v);
-    if (w.w_o) p.w_o = narrow<fast::Matrix>(*w.w_o);
-    if (w.b_o) p.b_o = narrow<fast::Vector>(*w.b_o);
-    p.no_output_projection = w.no_output_projection;
+    if (layout.packed_weight) {
+        const fast::Matrix packed = take.take_named<fast::Matrix>("in_proj_weight");
+        p.w_q = third(packed, 0), p.w_k = third(packed, 1), p.w_v = third(packed, 2);
+    } else {
+        p.w_q = take.take_named<fast::Matrix>("w_q");
+        p.w_k = take.take_named<fast::Matrix>("w_k");
+        p.w_v = take.take_named<fast::Matrix>("w_v");
+    }
+    if (layout.has_bias && layout.packed_bias) {
+        const fast::Vector packed = take.take_named<fast::Vector>("in_proj_bias");
+        p.b_q = third(packed, 0), p.b_k = third(packed, 1), p.b_v = third(packed, 2);
+    } else if (layout.has_bias) {
+        p.b_q = take.take_named<fast::Vector>("b_q");
+        p.b_k = take.take_named<fast::Vector>("b_k");
+        p.b_v = take.take_named<fast::Vector>("b_v");
+    }
+    p.w_o = take.take_if_given<fast::Matrix>("w_o");
+    p.b_o = take.take_if_given<fast::Vector>("b_o");
+    p.no_output_projection = no_output_projection;
     return p;
 }
 
-// One encoder layer's weights, checked by the lesson path's named_weights (the same messages),
-// then narrowed; the layer's arrays are released, so no more than one layer exists in double.
-fast::EncoderLayerParameters fast_layer(ComputeInputs& inputs, const std::string& prefix, std::optional<std::size_t> layer) {
-    auto is_weight = [](const std::string& name) { return name != "x" && mask_convention(name) == MaskConvention::none; };
-    const EncoderLayerWeights w = [&] {  // the widened copies freed before the narrowed ones are made
-        const NamedTensors own = widened(inputs, prefix, is_weight);
-        return layer ? encoder_layer_weights_of(own, *layer) : encoder_layer_weights_from(own);
-    }();
+// One encoder layer's parameters, checked with the lesson path's messages ("layers_N_: …" in
+// the encoder), taken from the float32 arrays.
+fast::EncoderLayerParameters fast_layer(ComputeInputs& inputs, const std::string& prefix) {
+    AttentionLayout layout;
+    try {
+        layout = encoder_layer_layout(shapes_with_prefix(inputs, prefix));
+    } catch (const InputError& e) {
+        if (prefix.empty()) throw;
+        throw InputError(prefix + ": " + e.what());
+    }
+    const Taker take{inputs, prefix};
     fast::EncoderLayerParameters p;
-    p.attention = fast_attention(w.attention);
-    p.norm1_weight = narrow<fast::Vector>(w.norm1_weight);
-    p.norm1_bias = narrow<fast::Vector>(w.norm1_bias);
-    p.norm2_weight = narrow<fast::Vector>(w.norm2_weight);
-    p.norm2_bias = narrow<fast::Vector>(w.norm2_bias);
-    p.linear1_weight = narrow<fast::Matrix>(w.linear1_weight);
-    p.linear1_bias = narrow<fast::Vector>(w.linear1_bias);
-    p.linear2_weight = narrow<fast::Matrix>(w.linear2_weight);
-    p.linear2_bias = narrow<fast::Vector>(w.linear2_bias);
+    p.attention = fast_attention(take, layout, false);
+    p.norm1_weight = take.take_named<fast::Vector>("norm1_weight");
+    p.norm1_bias = take.take_named<fast::Vector>("norm1_bias");
+    p.norm2_weight = take.take_named<fast::Vector>("norm2_weight");
+    p.norm2_bias = take.take_named<fast::Vector>("norm2_bias");
+    p.linear1_weight = take.take_named<fast::Matrix>("linear1_weight");
+    p.linear1_bias = take.take_named<fast::Vector>("linear1_bias");
+    p.linear2_weight = take.take_named<fast::Matrix>("linear2_weight");
+    p.linear2_bias = take.take_named<fast::Vector>("linear2_bias");
     return p;
 }
 
@@ -175,9 +223,10 @@ NamedTensors run_mha(ComputeInputs& inputs, const ComputeOptions& options) {
     FastMasks masks = fast_masks(inputs, options, sizes);
     attention.causal = masks.causal;
     attention.attention_mask = std::move(masks.padding);
-    const fast::AttentionParameters parameters = fast_attention(attention_weights_from(
-        widened(inputs, "", [](const std::string& name) { return name != "query" && name != "key" && name != "value"; }),
-        options.no_output_projection));
+    NamedShapes weights = shapes_with_prefix(inputs, "");
+    for (const char* sequence : {"query", "key", "value"}) weights.erase(sequence);
+    const AttentionLayout layout = attention_layout(weights, options.no_output_projection);
+    const fast::AttentionParameters parameters = fast_attention(Taker{inputs, ""}, layout, options.no_output_projection);
     const fast::Tensor3 query = take<fast::Tensor3>(inputs.arrays.at("query"));
     const fast::Tensor3 key = take<fast::Tensor3>(inputs.arrays.at("key"));
     const fast::Tensor3 value = take<fast::Tensor3>(inputs.arrays.at("value"));
@@ -188,7 +237,7 @@ NamedTensors run_mha(ComputeInputs& inputs, const ComputeOptions& options) {
 NamedTensors run_encoder_layer(ComputeInputs& inputs, const ComputeOptions& options) {
     const auto& x = inputs.arrays.at("x").shape;
     fast::EncoderLayerOptions layer = fast_layer_options(options, fast_masks(inputs, options, {x[0], static_cast<std::size_t>(options.heads), x[1], x[1]}));
-    const fast::EncoderLayerParameters parameters = fast_layer(inputs, "", std::nullopt);
+    const fast::EncoderLayerParameters parameters = fast_layer(inputs, "");
     const fast::Tensor3 input = take<fast::Tensor3>(inputs.arrays.at("x"));
     return {{"output", widen(fast::transformer_encoder_layer(input, parameters, layer))}};
 }
@@ -220,7 +269,7 @@ NamedTensors run_encoder(ComputeInputs& inputs, const ComputeOptions& options) {
     const auto& x = inputs.arrays.at("x").shape;
     fast::EncoderLayerOptions layer = fast_layer_options(options, fast_masks(inputs, options, {x[0], static_cast<std::size_t>(options.heads), x[1], x[1]}));
     std::vector<fast::EncoderLayerParameters> layers;
-    for (std::size_t n = 0; n < count; ++n) layers.push_back(fast_layer(inputs, "layers_" + std::to_string(n) + "_", n));
+    for (std::size_t n = 0; n < count; ++n) layers.push_back(fast_layer(inputs, "layers_" + std::to_string(n) + "_"));
     fast::Tensor3 current = take<fast::Tensor3>(inputs.arrays.at("x")), next;
     fast::EncoderLayerWorkspace workspace;
     for (const auto& parameters : layers) {

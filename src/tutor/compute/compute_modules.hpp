@@ -18,6 +18,7 @@
 
 #include "attn/masks.hpp"
 #include "tutor/compute/compute_options.hpp"
+#include "tutor/compute/named_weights.hpp"
 #include "tutor/lessons.hpp"
 
 namespace attn::tutor {
@@ -86,10 +87,6 @@ bool looks_like_mask_or_weight(const std::string& name);
 
 /// InputError "'name' is not an input of MODULE; did you mean …?" (or the list of its inputs).
 [[noreturn]] void refuse_unknown_input(const ComputeModule& module, const std::string& name, const std::string& where);
-
-/// The shapes of a module's inputs, by name.
-using NamedShapes = std::map<std::string, std::vector<std::size_t>>;
-NamedShapes shapes_of(const NamedTensors& tensors);
 
 /// Checks that every input is one the module reads, every required input is present, every rank
 /// and shared size agrees and no size is zero; throws InputError / ShapeError naming the tensors

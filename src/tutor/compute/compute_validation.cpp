@@ -102,12 +102,6 @@ void check_finite_values(const std::string& name, const Value* values, const std
 
 }  // namespace
 
-NamedShapes shapes_of(const NamedTensors& tensors) {
-    NamedShapes shapes;
-    for (const auto& [name, tensor] : tensors) shapes[name].assign(tensor.shape().begin(), tensor.shape().end());
-    return shapes;
-}
-
 void validate_compute_shapes(const ComputeModule& module, const NamedShapes& shapes) {
     for (const auto& [name, shape] : shapes) {
         if (!reads_input(module, name)) refuse_unknown_input(module, name, "'" + printable_text(name) + "'");

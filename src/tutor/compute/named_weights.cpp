@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include <xtensor/xbuilder.hpp>
+#include <xtensor/xview.hpp>
 
 #include "attn/error.hpp"
 #include "attn/shape.hpp"
@@ -13,97 +14,125 @@ namespace attn::tutor {
 
 namespace {
 
-const DynamicTensor& named(const NamedTensors& tensors, const std::string& name, const char* or_packed = nullptr) {
-    const auto found = tensors.find(name);
-    if (found == tensors.end()) {
-        throw InputError(or_packed ? trf("missing weight '{1}' (or PyTorch's packed {2})", {name, or_packed})
-                                   : trf("missing weight '{1}'", {name}));
-    }
-    return found->second;
-}
-
-// w_q, w_k, w_v (or b_q, b_k, b_v) from the split names or from the packed one; never both.
-std::vector<DynamicTensor> projections(const NamedTensors& tensors, const std::string& packed,
-                                       const std::vector<std::string>& split) {
-    const auto found = tensors.find(packed);
-    if (found == tensors.end()) {
-        std::vector<DynamicTensor> parts;
+// The checks of the split or packed projections on names and shapes: w_q, w_k, w_v (or b_q, b_k,
+// b_v) all given, or the packed one alone, (3D, D) (or (3D)).
+void check_projections(const NamedShapes& shapes, const std::string& packed, const std::vector<std::string>& split) {
+    const auto found = shapes.find(packed);
+    if (found == shapes.end()) {
         for (const auto& name : split) {
-            if (!tensors.count(name) && packed == "in_proj_bias") {
+            if (shapes.count(name)) continue;
+            if (packed == "in_proj_bias") {
                 throw InputError(trf("missing {1}: give b_q, b_k and b_v (or PyTorch's packed in_proj_bias), or none "
                                      "of them and no b_o for nn.MultiheadAttention(bias=False)", {name}));
             }
-            parts.push_back(named(tensors, name, packed.c_str()));
+            throw InputError(trf("missing weight '{1}' (or PyTorch's packed {2})", {name, packed}));
         }
-        return parts;
+        return;
     }
     for (const auto& name : split) {
-        if (tensors.count(name)) {
+        if (shapes.count(name)) {
             throw InputError(trf("{1} (PyTorch's packed {2}; {3}; {4}) and {5} are the same weights given twice; give "
                                  "either {1} or the three split ones",
                                  {packed, split[0], split[1], split[2], name}));
         }
     }
-    const DynamicTensor& tensor = found->second;
-    const std::vector<std::size_t> shape(tensor.shape().begin(), tensor.shape().end());
+    const std::vector<std::size_t>& shape = found->second;
     const bool matrix = packed == "in_proj_weight";
     if (shape.size() != (matrix ? 2u : 1u) || shape[0] % 3 != 0 || shape[0] == 0 || (matrix && shape[0] != 3 * shape[1])) {
         throw ShapeError(trf("{1} {2} must be {3}: q, k and v stacked row-wise, as nn.MultiheadAttention stores it",
                              {packed, shape_string(shape), matrix ? "(3D, D)" : "(3D)"}));
     }
-    if (matrix) {
-        const MultiHeadAttentionWeights parts = split_in_proj(Matrix(tensor), std::nullopt);  // the library's split
-        return {parts.w_q, parts.w_k, parts.w_v};
-    }
-    const std::size_t D = shape[0] / 3;
-    std::vector<DynamicTensor> parts;
-    for (std::size_t part = 0; part < 3; ++part) {
-        DynamicTensor slice = DynamicTensor::from_shape({D});
-        for (std::size_t i = 0; i < D; ++i) slice(i) = tensor(part * D + i);
-        parts.push_back(slice);
-    }
-    return parts;
 }
 
-bool has_in_projection_bias(const NamedTensors& tensors) {
+// Rows [part·n, (part + 1)·n) of a packed tensor of 3n rows: q, k or v.
+DynamicTensor third(const DynamicTensor& packed, std::size_t part) {
+    const std::size_t n = packed.shape(0) / 3;
+    return xt::view(packed, xt::range(part * n, (part + 1) * n));
+}
+
+// w_q, w_k, w_v (or b_q, b_k, b_v) from the split names or from the packed one, as the layout says.
+std::vector<DynamicTensor> projections(const NamedTensors& tensors, bool packed, const std::string& packed_name,
+                                       const std::vector<std::string>& split) {
+    if (!packed) return {tensors.at(split[0]), tensors.at(split[1]), tensors.at(split[2])};
+    const DynamicTensor& all = tensors.at(packed_name);
+    return {third(all, 0), third(all, 1), third(all, 2)};
+}
+
+}  // namespace
+
+NamedShapes shapes_of(const NamedTensors& tensors) {
+    NamedShapes shapes;
+    for (const auto& [name, tensor] : tensors) shapes[name].assign(tensor.shape().begin(), tensor.shape().end());
+    return shapes;
+}
+
+namespace {
+
+bool has_in_projection_bias(const NamedShapes& shapes) {
     for (const char* name : {"in_proj_bias", "b_q", "b_k", "b_v"}) {
-        if (tensors.count(name)) return true;
+        if (shapes.count(name)) return true;
     }
     return false;
 }
 
 }  // namespace
 
+AttentionLayout attention_layout(const NamedShapes& shapes, bool no_output_projection) {
+    AttentionLayout layout;
+    check_projections(shapes, "in_proj_weight", {"w_q", "w_k", "w_v"});
+    layout.packed_weight = shapes.count("in_proj_weight") > 0;
+    layout.has_bias = has_in_projection_bias(shapes);
+    if (layout.has_bias) {
+        check_projections(shapes, "in_proj_bias", {"b_q", "b_k", "b_v"});
+        layout.packed_bias = shapes.count("in_proj_bias") > 0;
+    } else if (shapes.count("b_o")) {
+        throw InputError(tr("b_o (out_proj.bias) is given without the in-projection biases (in_proj_bias, or b_q, b_k, "
+                            "b_v): nn.MultiheadAttention has both (bias=True) or neither (bias=False); give the missing ones"));
+    }
+    if (no_output_projection && (shapes.count("w_o") || shapes.count("b_o"))) {
+        throw InputError(trf("--no-output-projection and {1} are both given: the model has an output projection (out_proj) "
+                             "or none; remove one",
+                             {shapes.count("w_o") ? "w_o" : "b_o"}));
+    }
+    if (!no_output_projection && !shapes.count("w_o")) {
+        throw InputError(shapes.count("b_o")
+                             ? tr("missing weight 'w_o' (PyTorch's out_proj.weight), while b_o is given: give it, or "
+                                  "--no-output-projection for a block without an output projection (seed 000)")
+                             : tr("missing weight 'w_o' (PyTorch's out_proj.weight): give it, or --no-output-projection "
+                                  "for a block without an output projection (seed 000)"));
+    }
+    return layout;
+}
+
+AttentionLayout encoder_layer_layout(const NamedShapes& shapes) {
+    if (!has_in_projection_bias(shapes) && !shapes.count("b_o")) {
+        throw InputError(tr("the attention has no biases (no in_proj_bias, no out_proj.bias): a layer built with bias=False "
+                            "(nn.TransformerEncoderLayer(bias=False), PyTorch 2.1 and later); encoder-layer and encoder read "
+                            "layers with every bias (mha reads nn.MultiheadAttention(bias=False))"));
+    }
+    const AttentionLayout layout = attention_layout(shapes, false);
+    for (const char* name : {"b_o", "norm1_weight", "norm1_bias", "norm2_weight", "norm2_bias", "linear1_weight",
+                             "linear1_bias", "linear2_weight", "linear2_bias"}) {
+        if (!shapes.count(name)) throw InputError(trf("missing weight '{1}'", {name}));
+    }
+    return layout;
+}
+
 MultiHeadAttentionWeights attention_weights_from(const NamedTensors& tensors, bool no_output_projection) {
+    const AttentionLayout layout = attention_layout(shapes_of(tensors), no_output_projection);
     MultiHeadAttentionWeights w;
-    const auto weights = projections(tensors, "in_proj_weight", {"w_q", "w_k", "w_v"});
+    const auto weights = projections(tensors, layout.packed_weight, "in_proj_weight", {"w_q", "w_k", "w_v"});
     w.w_q = weights[0];
     w.w_k = weights[1];
     w.w_v = weights[2];
-    if (has_in_projection_bias(tensors)) {
-        const auto biases = projections(tensors, "in_proj_bias", {"b_q", "b_k", "b_v"});
+    if (layout.has_bias) {
+        const auto biases = projections(tensors, layout.packed_bias, "in_proj_bias", {"b_q", "b_k", "b_v"});
         w.b_q = biases[0];
         w.b_k = biases[1];
         w.b_v = biases[2];
     } else {
         // nn.MultiheadAttention(bias=False): no bias anywhere; zeros add nothing, exactly.
-        if (tensors.count("b_o")) {
-            throw InputError(tr("b_o (out_proj.bias) is given without the in-projection biases (in_proj_bias, or b_q, b_k, "
-                                "b_v): nn.MultiheadAttention has both (bias=True) or neither (bias=False); give the missing ones"));
-        }
         w.b_q = w.b_k = w.b_v = xt::zeros<double>({w.w_q.shape(0)});
-    }
-    if (no_output_projection && (tensors.count("w_o") || tensors.count("b_o"))) {
-        throw InputError(trf("--no-output-projection and {1} are both given: the model has an output projection (out_proj) "
-                             "or none; remove one",
-                             {tensors.count("w_o") ? "w_o" : "b_o"}));
-    }
-    if (!no_output_projection && !tensors.count("w_o")) {
-        throw InputError(tensors.count("b_o")
-                             ? tr("missing weight 'w_o' (PyTorch's out_proj.weight), while b_o is given: give it, or "
-                                  "--no-output-projection for a block without an output projection (seed 000)")
-                             : tr("missing weight 'w_o' (PyTorch's out_proj.weight): give it, or --no-output-projection "
-                                  "for a block without an output projection (seed 000)"));
     }
     w.no_output_projection = no_output_projection;
     if (tensors.count("w_o")) w.w_o = Matrix(tensors.at("w_o"));
@@ -112,23 +141,17 @@ MultiHeadAttentionWeights attention_weights_from(const NamedTensors& tensors, bo
 }
 
 EncoderLayerWeights encoder_layer_weights_from(const NamedTensors& tensors) {
+    encoder_layer_layout(shapes_of(tensors));
     EncoderLayerWeights w;
-    if (!has_in_projection_bias(tensors) && !tensors.count("b_o")) {
-        throw InputError(tr("the attention has no biases (no in_proj_bias, no out_proj.bias): a layer built with bias=False "
-                            "(nn.TransformerEncoderLayer(bias=False), PyTorch 2.1 and later); encoder-layer and encoder read "
-                            "layers with every bias (mha reads nn.MultiheadAttention(bias=False))"));
-    }
     w.attention = attention_weights_from(tensors);
-    w.attention.w_o = Matrix(named(tensors, "w_o"));
-    w.attention.b_o = Vector(named(tensors, "b_o"));
-    w.norm1_weight = named(tensors, "norm1_weight");
-    w.norm1_bias = named(tensors, "norm1_bias");
-    w.norm2_weight = named(tensors, "norm2_weight");
-    w.norm2_bias = named(tensors, "norm2_bias");
-    w.linear1_weight = named(tensors, "linear1_weight");
-    w.linear1_bias = named(tensors, "linear1_bias");
-    w.linear2_weight = named(tensors, "linear2_weight");
-    w.linear2_bias = named(tensors, "linear2_bias");
+    w.norm1_weight = tensors.at("norm1_weight");
+    w.norm1_bias = tensors.at("norm1_bias");
+    w.norm2_weight = tensors.at("norm2_weight");
+    w.norm2_bias = tensors.at("norm2_bias");
+    w.linear1_weight = tensors.at("linear1_weight");
+    w.linear1_bias = tensors.at("linear1_bias");
+    w.linear2_weight = tensors.at("linear2_weight");
+    w.linear2_bias = tensors.at("linear2_bias");
     return w;
 }
 
@@ -178,6 +201,10 @@ std::size_t encoder_layer_count(const std::set<std::string>& names) {
     return count;
 }
 
+namespace {
+
+// encoder_layer_weights_from on layer `layer`'s tensors (without their prefix), its messages
+// prefixed "layers_N_: ".
 EncoderLayerWeights encoder_layer_weights_of(const NamedTensors& own, std::size_t layer) {
     try {
         return encoder_layer_weights_from(own);
@@ -185,6 +212,8 @@ EncoderLayerWeights encoder_layer_weights_of(const NamedTensors& own, std::size_
         throw InputError("layers_" + std::to_string(layer) + "_: " + e.what());
     }
 }
+
+}  // namespace
 
 EncoderWeights encoder_weights_from(const NamedTensors& tensors) {
     std::set<std::string> names;
