@@ -109,7 +109,7 @@ foreach(exercise IN LISTS ATTN_EXERCISES)
     target_compile_definitions(${target} PRIVATE XTENSOR_ENABLE_ASSERT)
   endforeach()
   target_link_libraries(exercise_${number}_student PRIVATE attn)
-  # attn_tutor for tutor/named_weights (the weights of exercises 5 and 6 arrive by name); the
+  # attn_tutor for tutor/compute/named_weights (the weights of exercises 5 and 6 arrive by name); the
   # library for the helpers an exercise allows. Static archives: only what is used is linked.
   target_link_libraries(exercise_${number} PRIVATE exercise_${number}_student attn_student_main attn_tutor)
   if(TARGET PkgConfig::ATTN_SECCOMP)

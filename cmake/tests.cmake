@@ -46,6 +46,7 @@ add_executable(attn_tests
   tests/test_npy.cpp
   tests/test_npy_bytes.cpp
   tests/test_npy_write.cpp
+  tests/test_npy_float32.cpp
   tests/test_npy_tensor.cpp
   tests/test_printable.cpp
   tests/test_files.cpp
@@ -79,6 +80,7 @@ add_executable(attn_tests
   tests/test_cli.cpp
   tests/test_cli_lesson.cpp
   tests/test_cli_compute.cpp
+  tests/test_cli_compute_fast.cpp
   tests/test_cli_run.cpp
   tests/test_cli_view.cpp
   tests/test_cli_hostile.cpp

@@ -40,11 +40,13 @@ add_library(attn_tutor STATIC
   src/tutor/language.cpp
   src/tutor/catalogue_check.cpp
   ${ATTN_LESSON_PROGRAM_SOURCES}
-  src/tutor/compute_modules.cpp
-  src/tutor/compute_input_names.cpp
-  src/tutor/compute_validation.cpp
-  src/tutor/named_weights.cpp
-  src/tutor/mask_conventions.cpp
+  src/tutor/compute/compute_modules.cpp
+  src/tutor/compute/compute_input_names.cpp
+  src/tutor/compute/compute_validation.cpp
+  src/tutor/compute/compute_inputs.cpp
+  src/tutor/compute/compute_fast.cpp
+  src/tutor/compute/named_weights.cpp
+  src/tutor/compute/mask_conventions.cpp
   src/tutor/terminal/terminal.cpp
   src/tutor/terminal/text_layout.cpp
   src/tutor/document/markdown_inline.cpp
@@ -67,7 +69,7 @@ target_include_directories(attn_tutor PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/src)
 attn_embed_assets(attn_tutor
   attention_page_css src/tutor/views/assets/attention_page.css
   attention_page_js src/tutor/views/assets/attention_page.js)
-target_link_libraries(attn_tutor PUBLIC attn PRIVATE attn_mistakes)
+target_link_libraries(attn_tutor PUBLIC attn PRIVATE attn_mistakes attn_fast)
 attn_target_defaults(attn_tutor)
 # Where the lesson documents are found when neither --lessons-dir nor ATTN_LESSONS_DIR says.
 target_compile_definitions(attn_tutor PRIVATE ATTN_DEFAULT_LESSONS_DIR="${CMAKE_CURRENT_SOURCE_DIR}/lessons"

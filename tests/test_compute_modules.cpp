@@ -1,4 +1,4 @@
-// Tests for tutor/compute_modules.hpp: the shape legend rules shared by every module, and the
+// Tests for tutor/compute/compute_modules.hpp: the shape legend rules shared by every module, and the
 // dot module against values PyTorch computed (tests/data/compute/*, made by
 // tools/make_compute_fixtures.py), including B = 1 and S = 1.
 #include <catch2/catch.hpp>
@@ -8,7 +8,7 @@
 
 #include "attn/npy_tensor.hpp"
 #include "support/tensor_match.hpp"
-#include "tutor/compute_modules.hpp"
+#include "tutor/compute/compute_modules.hpp"
 
 namespace {
 

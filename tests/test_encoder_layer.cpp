@@ -8,7 +8,7 @@
 #include "attn/error.hpp"
 #include "support/fixtures.hpp"
 #include "support/tensor_match.hpp"
-#include "tutor/named_weights.hpp"
+#include "tutor/compute/named_weights.hpp"
 
 namespace {
 

@@ -19,7 +19,7 @@
 #include "07-online-softmax/exercise/trace_steps.hpp"
 #include "exercises/diagnosis.hpp"
 #include "tutor/exercises.hpp"
-#include "tutor/named_weights.hpp"
+#include "tutor/compute/named_weights.hpp"
 
 namespace {
 

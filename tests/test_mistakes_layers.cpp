@@ -12,7 +12,7 @@
 #include "support/tensor_match.hpp"
 #include "tutor/lesson/check.hpp"
 #include "tutor/document/lesson_document.hpp"
-#include "tutor/named_weights.hpp"
+#include "tutor/compute/named_weights.hpp"
 
 namespace lessons56 {
 

@@ -43,6 +43,9 @@ def main():
     parser.add_argument("--seq-first", action="store_true", help="batch_first=False: x is (T, B, D)")
     parser.add_argument("--float-mask", action="store_true", help="the causal mask as additive 0 / -inf floats")
     parser.add_argument("--compressed", action="store_true", help="numpy.savez_compressed instead of numpy.savez")
+    parser.add_argument("--precision", choices=("float32", "float64"), default=None,
+                        help="attn's --precision: float32 (the fast path, attn's default for float32 inputs) or "
+                             "float64 (the lesson path)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tolerance", type=float, default=1e-5, help="largest acceptable |attn − PyTorch|")
     arguments = parser.parse_args()
@@ -86,6 +89,8 @@ def main():
             command.append("--norm-first")
         if arguments.seq_first:
             command.append("--seq-first")
+        if arguments.precision:
+            command += ["--precision", arguments.precision]
         finished = subprocess.run(command, capture_output=True, text=True)
         if finished.returncode != 0:
             print(finished.stdout + finished.stderr, file=sys.stderr)
@@ -99,6 +104,7 @@ def main():
           f"layer_norm_eps={arguments.eps:g}, batch_first={batch_first}), norm=LayerNorm(eps={norm_eps:g})) on x {tuple(x.shape)}, causal "
           f"{'float' if arguments.float_mask else 'bool'} mask and src_key_padding_mask, via numpy."
           f"{'savez_compressed' if arguments.compressed else 'savez'}")
+    print(finished.stdout.strip().splitlines()[-1])  # the path attn computed on
     print(f"largest |attn − PyTorch| = {difference:.3e} (tolerance {arguments.tolerance:g})")
     return 0 if difference <= arguments.tolerance else 1
 

@@ -32,7 +32,14 @@ struct NpyArray {
     std::vector<std::size_t> shape;
     NpyDtype dtype = NpyDtype::float64;
     std::vector<double> values;
+    /// The values of a float32 array read with NpyFloat32::keep (then `values` is empty): a
+    /// float32 tensor on its way to float32 code is never widened to a double copy.
+    std::vector<float> floats;
 };
+
+/// What a reader does with float32 values: widen them into NpyArray::values (every reader by
+/// default), or keep them as they are in NpyArray::floats (the fast path of `attn compute`).
+enum class NpyFloat32 { widen, keep };
 
 /// Reads a .npy file. Throws InputError naming `path` and what is wrong with it: not a regular
 /// file, not .npy, a header over 64 KiB, more than 64 axes or 2^28 values, truncated, extra bytes.
@@ -51,8 +58,9 @@ enum class NpyAccept { floats, floats_bools_integers };
 std::size_t npy_declared_size(const std::string& start, const std::string& name, NpyAccept accept);
 
 /// read_npy and parse_npy with a choice of accepted element types.
-NpyArray read_npy(const std::string& path, NpyAccept accept);
-NpyArray parse_npy(const std::string& bytes, const std::string& name, NpyAccept accept);
+NpyArray read_npy(const std::string& path, NpyAccept accept, NpyFloat32 float32 = NpyFloat32::widen);
+NpyArray parse_npy(const std::string& bytes, const std::string& name, NpyAccept accept,
+                   NpyFloat32 float32 = NpyFloat32::widen);
 
 /// The bytes of a .npy file (format version 1.0) holding `values` with `shape`, rounded to `dtype`.
 std::string encode_npy(const std::vector<std::size_t>& shape, const std::vector<double>& values, NpyDtype dtype);

@@ -16,7 +16,7 @@
 
 namespace attn {
 
-/// The array's values in a tensor of its shape (float32 values already widened by the reader).
+/// The array's values in a tensor of its shape (float32 values widened by the reader, or kept in NpyArray::floats).
 DynamicTensor to_tensor(const NpyArray& array);
 
 /// read_npy, then to_tensor: InputError naming `path` as read_npy does.

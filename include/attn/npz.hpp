@@ -36,10 +36,14 @@ using NpzMember = std::pair<std::string, NpyArray>;
 /// Reads every member of an .npz archive, in archive order. `accept_for(key)` picks the element
 /// types a member may have (masks may be bool or integers). InputError naming `path` and the
 /// member for anything that is not a well-formed archive of .npy files.
-std::vector<NpzMember> read_npz(const std::string& path, NpyAccept (*accept_for)(const std::string& key) = nullptr);
+/// `float32` as read_npy's: NpyFloat32::keep leaves float32 members' values in NpyArray::floats.
+/// The archive is read once, in one piece; each member is parsed from it in turn.
+std::vector<NpzMember> read_npz(const std::string& path, NpyAccept (*accept_for)(const std::string& key) = nullptr,
+                                NpyFloat32 float32 = NpyFloat32::widen);
 
 /// The same on the archive's bytes; `name` is used in messages.
 std::vector<NpzMember> parse_npz(const std::string& bytes, const std::string& name,
-                                 NpyAccept (*accept_for)(const std::string& key) = nullptr);
+                                 NpyAccept (*accept_for)(const std::string& key) = nullptr,
+                                 NpyFloat32 float32 = NpyFloat32::widen);
 
 }  // namespace attn

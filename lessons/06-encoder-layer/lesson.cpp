@@ -17,7 +17,7 @@
 #include "06-encoder-layer/exercise/mistakes.hpp"
 #include "attn/encoder_layer.hpp"
 #include "tutor/lesson/lesson_registration.hpp"
-#include "tutor/named_weights.hpp"
+#include "tutor/compute/named_weights.hpp"
 
 namespace attn::tutor {
 

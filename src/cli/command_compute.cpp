@@ -1,32 +1,31 @@
 // `attn compute MODULE --in DIR --out DIR`: a lesson's computation on the user's own tensors.
 //
-// Inputs are DIR/<name>.npy (float32 or float64, C order), read only when they are regular files
-// (attn/files.hpp). Outputs are OUT/<name>.npy, float32 when every input was float32 and float64
-// otherwise. Either every output is written or none (write_files_atomically), even when killed.
-#include <algorithm>
+// The command line's part: the options arrive in the compute layer's own struct (filled by CLI11 in
+// main.cpp); reading the inputs, PyTorch's conventions and the computation, on the lesson path or
+// the fast path, are the compute layer's (tutor/compute/compute_inputs.hpp). Here: the help's list
+// of modules, and the outputs, OUT/<name>.npy, float32 when every input was float32 and float64
+// otherwise, every one written or none (write_files_atomically), even when killed.
 #include <filesystem>
 #include <iostream>
-#include <map>
-#include <new>
-#include <set>
 
-#include "attn/error.hpp"
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include "attn/files.hpp"
 #include "attn/npy_tensor.hpp"
-#include "attn/npz.hpp"
 #include "attn/printable.hpp"
 #include "attn/shape.hpp"
 #include "cli/commands.hpp"
-#include "tutor/compute_modules.hpp"
+#include "tutor/compute/compute_inputs.hpp"
 #include "tutor/language.hpp"
-#include "tutor/mask_conventions.hpp"
-#include "tutor/named_weights.hpp"
 
 namespace attn::cli {
 
 namespace fs = std::filesystem;
 using tutor::tr;
 using tutor::trf;
+using tutor::trn;
 
 namespace {
 
@@ -49,7 +48,7 @@ void write_outputs(const std::string& out_dir, const tutor::NamedTensors& output
 std::string describe_compute_modules() {
     std::string text = tr("Modules:") + "\n";
     for (const auto& module : tutor::compute_modules()) {
-        text += "  " + module.name + "  " + tr(module.summary) + "\n    " + tr("inputs (DIR/<name>.npy):") + "\n";
+        text += "  " + module.name + "  " + tutor::lesson_of(module) + ": " + tr(module.summary) + "\n    " + tr("inputs (DIR/<name>.npy):") + "\n";
         for (const auto& spec : module.inputs) {
             text += "      " + spec.name + " " + tutor::dimension_legend(spec) + (spec.required ? "" : " " + tr("optional")) +
                     "  " + tr(spec.meaning) + "\n";
@@ -69,7 +68,7 @@ std::string describe_compute_modules() {
                     (module.uses_layer_options ? " " + tr("--norm-first --eps X (default 1e-5) --activation relu|gelu|gelu-tanh (default relu)") : "") +
                     (module.uses_final_norm ? " " + tr("--norm-eps X (default: --eps)") : "") +
                     (module.uses_sequence_first ? " --seq-first" : "") +
-                    "\n";
+                    (module.has_fast_path ? " --precision float32|float64 --threads N" : "") + "\n";
         }
     }
     return text + "\n" +
@@ -85,144 +84,49 @@ std::string describe_compute_modules() {
               "  nn.TransformerEncoder's default enable_nested_tensor=True: in eval mode under no_grad,\n"
               "    with a src_key_padding_mask, no mask and post-norm layers, PyTorch returns zeros at\n"
               "    padded positions (norm.bias after a final norm); attn computes them. Compare the\n"
-              "    positions that are not padding.\n");
+              "    positions that are not padding.\n") +
+           "\n" +
+           tr("Precision (mha, encoder-layer, encoder): float32 inputs run on the float32 fast path (attn::fast),\n"
+              "  as PyTorch computes; results differ from the double lesson path by float32 rounding (~1e-6\n"
+              "  relative). --precision float64 runs the lesson path, as float64 inputs always do. An attn_mask\n"
+              "  or src_mask other than the causal mask, and --causal-alignment bottom-right, have no fast form:\n"
+              "  such a run takes the lesson path (with --precision float32 it is refused). --threads N: the\n"
+              "  fast path's threads (default: the physical cores).\n");
 }
 
 namespace {
 
-// The element types an input may have: a mask may be bool or integer (its meaning depends on it).
-NpyAccept accept_for(const std::string& name) {
-    return tutor::mask_convention(tutor::canonical_weight_name(name)) == tutor::MaskConvention::none
-               ? NpyAccept::floats
-               : NpyAccept::floats_bools_integers;
-}
-
-// The inputs as attn names them, from --in's .npy files and --weights' members; every name is read
-// by the module, or refused with "did you mean" when it looks like a mask or a weight (one that is
-// silently left out changes every number), or noted and ignored.
-struct LoadedInputs {
-    tutor::NamedTensors tensors;
-    std::map<std::string, std::string> sources;  // name → where it came from, for messages
-    std::vector<InputPath> files;                // every file read, which no output may replace
-    std::set<std::string> integer_inputs;
-    bool all_float32 = true;
-};
-
-// Returns false when the name is not an input (and noted); throws when it must not be ignored.
-bool accept_name(const tutor::ComputeModule& module, LoadedInputs& loaded, const std::string& name,
-                 const std::string& where) {
-    if (!tutor::reads_input(module, name)) {
-        if (tutor::looks_like_mask_or_weight(name) || tutor::closest_input(module, name)) {
-            tutor::refuse_unknown_input(module, name, where);
-        }
-        std::cerr << tr("note: ") << trf("{1} is not an input of {2}; ignored", {where, module.name}) << "\n";
-        return false;
-    }
-    const auto earlier = loaded.sources.find(name);
-    if (earlier != loaded.sources.end()) {
-        throw InputError(trf("{1} and {2} are both {3}; give it once", {where, earlier->second, name}));
-    }
-    loaded.sources[name] = where;
-    return true;
-}
-
-void add_input(LoadedInputs& loaded, const std::string& name, const NpyArray& array) {
-    if (array.dtype == NpyDtype::boolean || array.dtype == NpyDtype::integer) {
-        loaded.integer_inputs.insert(name);
-    } else {
-        loaded.all_float32 = loaded.all_float32 && array.dtype == NpyDtype::float32;
-    }
-    loaded.tensors[name] = to_tensor(array);
-}
-
-LoadedInputs load_inputs(const tutor::ComputeModule& module, const ComputeOptions& options) {
-    std::error_code error;
-    if (!fs::is_directory(options.in_dir, error)) {
-        throw InputError(trf("the input folder {1} does not exist or is not a folder", {printable_text(options.in_dir)}));
-    }
-    LoadedInputs loaded;
-    std::vector<fs::path> files;
-    for (const auto& entry : fs::directory_iterator(options.in_dir, error)) {
-        if (entry.path().extension() == ".npy") files.push_back(entry.path());
-    }
-    std::sort(files.begin(), files.end());  // the same message whatever the folder's order
-    for (const auto& path : files) {
-        const std::string name = tutor::canonical_weight_name(path.stem().string());
-        if (!accept_name(module, loaded, name, printable_text(path.string()))) continue;
-        add_input(loaded, name, read_npy(path.string(), accept_for(name)));
-        loaded.files.push_back({"", path.string()});
-    }
-    if (!options.weights.empty()) {
-        loaded.files.push_back({"--weights", options.weights});
-        for (const auto& [key, array] : read_npz(options.weights, accept_for)) {
-            const std::string name = tutor::canonical_weight_name(key);
-            if (!accept_name(module, loaded, name, printable_text(options.weights) + "[" + printable_text(key) + "]")) continue;
-            add_input(loaded, name, array);
-        }
-    }
-    for (const auto& spec : module.inputs) {
-        if (!spec.required || loaded.tensors.count(spec.name)) continue;
-        const std::string path = (fs::path(options.in_dir) / (spec.name + ".npy")).string();
-        throw InputError(trf("missing input file {1}: {2} needs {3} {4}, {5}",
-                             {printable_text(path), module.name, spec.name, tutor::dimension_legend(spec), tr(spec.meaning)}));
-    }
-    return loaded;
-}
-
-// mha's h must divide D, the last dimension of query: said here, in the tutor's language, before
-// the library says it (in English, with the same words).
-void check_heads_divide_model(const tutor::ComputeModule& module, const tutor::NamedTensors& inputs, int heads) {
-    const auto query = inputs.find("query");
-    if (module.name != "mha" || heads <= 0 || query == inputs.end() || query->second.dimension() == 0) return;
-    const std::size_t model = query->second.shape().back();
-    if (model % static_cast<std::size_t>(heads) == 0) return;
-    throw InputError(trf("{1}: multi_head_attention: d_model D = {2} (the last dimension of query {3}) is not a multiple of "
-                         "the number of heads h = {4}; each head gets d_k = D / h features, so h must divide D",
-                         {module.name, std::to_string(model), shape_string(query->second.shape()), std::to_string(heads)}));
+// A run allocates and frees buffers the size of a layer's weights again and again (each layer's
+// weights converted in turn, then the outputs). glibc hands such large blocks back to the system
+// when they are freed, and every new one is then faulted in page by page: on the 6-layer
+// d_model 512 encoder of docs/performance.md, 0.22 s of system time in a 1.3 s run. This
+// one-shot process keeps freed memory for reuse instead (0.10 s; peak memory 2 % higher).
+void keep_freed_memory_for_reuse() {
+#ifdef __GLIBC__
+    constexpr int large = 1 << 30;
+    mallopt(M_MMAP_THRESHOLD, large);
+    mallopt(M_TRIM_THRESHOLD, large);
+#endif
 }
 
 }  // namespace
 
 int run_compute(const GlobalOptions&, const ComputeOptions& options) {
-    const tutor::ComputeModule& module = tutor::find_compute_module(options.module);
-    tutor::ComputeOptions module_options;
-    module_options.heads = options.heads;
-    module_options.causal = options.causal;
-    module_options.causal_alignment = options.causal_alignment;
-    module_options.norm_first = options.norm_first;
-    module_options.eps = options.eps;
-    module_options.norm_eps = options.norm_eps;
-    module_options.no_output_projection = options.no_output_projection;
-    module_options.activation = options.activation;
-    module_options.seq_first = options.seq_first;
-    tutor::check_compute_options(module, module_options);  // before any file is read
-    LoadedInputs loaded = load_inputs(module, options);
-    module_options.integer_inputs = loaded.integer_inputs;
-    const tutor::NamedTensors& inputs = loaded.tensors;
-    const bool all_float32 = loaded.all_float32;
-    check_heads_divide_model(module, inputs, options.heads);
-    tutor::NamedTensors outputs;
-    try {
-        outputs = tutor::run_compute_module(module, inputs, module_options);
-    } catch (const InputError& e) {
-        // Every message starts with the module's name once (the shape checks already give it).
-        const std::string message = e.what(), prefix = module.name + ": ";
-        throw InputError(message.rfind(prefix, 0) == 0 ? message : prefix + message);
-    } catch (const std::bad_alloc&) {
-        // Here the sizes come from the user's files: the hint is about them.
-        std::string shapes;
-        for (const auto& [name, tensor] : inputs) shapes += (shapes.empty() ? "" : ", ") + name + " " + shape_string(tensor.shape());
-        throw InputError(trf("{1}: out of memory computing on {2}; are the input shapes what you meant?", {module.name, shapes}));
-    }
-    const NpyDtype dtype = all_float32 ? NpyDtype::float32 : NpyDtype::float64;
-    write_outputs(options.out_dir, outputs, dtype, loaded.files);
-    for (const auto& spec : module.outputs) {
-        const auto found = outputs.find(spec.name);
-        if (found == outputs.end()) continue;
+    keep_freed_memory_for_reuse();
+    const tutor::ComputeRun run = tutor::compute(options);
+    write_outputs(options.out_dir, run.outputs, run.dtype, run.files);
+    for (const auto& spec : tutor::find_compute_module(options.module).outputs) {
+        const auto found = run.outputs.find(spec.name);
+        if (found == run.outputs.end()) continue;
         std::cout << trf("wrote {1}  {2} {3}", {printable_text((fs::path(options.out_dir) / (spec.name + ".npy")).string()),
-                                                 shape_string(found->second.shape()), dtype_name(dtype)})
+                                                 shape_string(found->second.shape()), dtype_name(run.dtype)})
                   << "\n";
     }
+    std::cout << (run.fast ? trn("computed in float32 on the fast path (attn::fast), {1} thread",
+                                 "computed in float32 on the fast path (attn::fast), {1} threads", run.threads,
+                                 {std::to_string(run.threads)})
+                           : tr("computed in float64 on the lesson path"))
+              << "\n";
     return exit_success;
 }
 

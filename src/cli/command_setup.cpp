@@ -220,9 +220,20 @@ CLI::App* setup_compute(CLI::App& app, ComputeOptions& options) {
     command->add_flag("--seq-first", options.seq_first,
                       tr("Sequence-first tensors (T, B, D) in and out, PyTorch's batch_first=False default "
                       "(mha, encoder-layer, encoder)"));
-    command->footer(describe_compute_modules() +
-                    tr("\nOutputs are float32 when every input is float32, float64 otherwise. Either all outputs are\n"
-                       "written or none. Exit code 0 on success, 2 on bad input."));
+    // --precision's and --threads' values are checked once, with the module's other options
+    // (tutor::check_compute_options).
+    command->add_option("--precision", options.precision,
+                        tr("float32: the fast path (attn::fast); float64: the lesson path, in double "
+                           "(mha, encoder-layer, encoder; default: float32 when every input is float32)"));
+    command->add_option_function<int>(
+        "--threads", [&options](const int& value) { options.threads = value; },
+        tr("Threads of the float32 fast path (default: the physical cores)"));
+    // Built when the help is shown: the modules' lesson numbers come from the lessons folder.
+    command->footer([] {
+        return describe_compute_modules() +
+               tr("\nOutputs are float32 when every input is float32, float64 otherwise. Either all outputs are\n"
+                  "written or none. Exit code 0 on success, 2 on bad input.");
+    });
     return command;
 }
 

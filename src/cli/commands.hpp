@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "tutor/compute/compute_options.hpp"
+
 namespace attn::tutor {
 struct LessonInfo;
 }
@@ -60,21 +62,8 @@ struct CheckOptions {
 };
 int run_check(const GlobalOptions& global, const CheckOptions& options);
 
-struct ComputeOptions {
-    std::string module;
-    std::string in_dir;
-    std::string out_dir;
-    int heads = 0;        // --heads h (mha, encoder-layer, encoder); 0 = not given
-    bool causal = false;  // --causal (self-attention, mha)
-    std::string causal_alignment;  // --causal-alignment top-left|bottom-right (with --causal)
-    bool norm_first = false;    // --norm-first (encoder-layer)
-    std::optional<double> eps;  // --eps (encoder-layer, encoder)
-    std::optional<double> norm_eps;  // --norm-eps: the encoder's final norm (default: --eps)
-    std::string activation;     // --activation relu|gelu|gelu-tanh (encoder-layer, encoder)
-    bool no_output_projection = false;  // --no-output-projection (mha): no w_o, output = context
-    std::string weights;        // --weights model.npz: a state_dict saved with numpy.savez
-    bool seq_first = false;     // --seq-first: inputs and outputs (T, B, D), PyTorch's batch_first=False
-};
+/// `attn compute`'s options are the compute layer's own struct, filled by CLI11 directly.
+using ComputeOptions = tutor::ComputeOptions;
 int run_compute(const GlobalOptions& global, const ComputeOptions& options);
 
 /// `attn run mha`: a seed's example at its full size on seeded random inputs (command_run.cpp).

@@ -342,14 +342,19 @@ NpyArray parse_npy(const std::string& bytes, const std::string& name) { return p
 
 NpyArray read_npy(const std::string& path) { return read_npy(path, NpyAccept::floats); }
 
-NpyArray parse_npy(const std::string& bytes, const std::string& name, NpyAccept accept) {
+NpyArray parse_npy(const std::string& bytes, const std::string& name, NpyAccept accept, NpyFloat32 float32) {
     const NpyHeader header = parse_header(bytes, name, accept);
     check_data_size(header, bytes.size() - header.data_start, name);
     NpyArray array;
     array.dtype = header.dtype;
     array.shape = header.shape;
-    array.values.resize(header.count);
     const char* data = bytes.data() + header.data_start;
+    if (array.dtype == NpyDtype::float32 && float32 == NpyFloat32::keep) {
+        array.floats.resize(header.count);
+        if (header.count > 0) std::memcpy(array.floats.data(), data, header.count * 4);
+        return array;
+    }
+    array.values.resize(header.count);
     for (std::size_t i = 0; i < header.count; ++i) {
         if (array.dtype == NpyDtype::boolean || array.dtype == NpyDtype::integer) {
             array.values[i] = integer_value(data + i * header.item_size, header);
@@ -364,7 +369,7 @@ NpyArray parse_npy(const std::string& bytes, const std::string& name, NpyAccept 
     return array;
 }
 
-NpyArray read_npy(const std::string& path, NpyAccept accept) {
+NpyArray read_npy(const std::string& path, NpyAccept accept, NpyFloat32 float32) {
     // Only a regular file is opened (never blocking on a FIFO, never reading /dev/zero), and no
     // more is read than its header says it holds.
     InputFile file(path);
@@ -377,7 +382,7 @@ NpyArray read_npy(const std::string& path, NpyAccept accept) {
     // One byte more than expected: a file that grew after it was opened is still refused.
     const std::size_t wanted = header.data_start + header.data_bytes + 1;
     if (wanted > bytes.size()) bytes += file.read(wanted - bytes.size());
-    return parse_npy(bytes, path, accept);
+    return parse_npy(bytes, path, accept, float32);
 }
 
 std::string encode_npy(const std::vector<std::size_t>& shape, const std::vector<double>& values, NpyDtype dtype) {

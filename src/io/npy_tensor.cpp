@@ -7,7 +7,11 @@ namespace attn {
 
 DynamicTensor to_tensor(const NpyArray& array) {
     DynamicTensor tensor = DynamicTensor::from_shape(array.shape);
-    std::copy(array.values.begin(), array.values.end(), tensor.begin());
+    if (array.values.empty()) {
+        std::copy(array.floats.begin(), array.floats.end(), tensor.begin());  // read with NpyFloat32::keep
+    } else {
+        std::copy(array.values.begin(), array.values.end(), tensor.begin());
+    }
     return tensor;
 }
 

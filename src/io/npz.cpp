@@ -245,7 +245,7 @@ std::vector<Span> check_entries(const Reader& r, const std::vector<Entry>& entri
 }  // namespace
 
 std::vector<NpzMember> parse_npz(const std::string& bytes, const std::string& name,
-                                 NpyAccept (*accept_for)(const std::string& key)) {
+                                 NpyAccept (*accept_for)(const std::string& key), NpyFloat32 float32) {
     const Reader r{bytes, name};
     const std::vector<Entry> entries = central_directory(r);
     const std::vector<Span> spans = check_entries(r, entries);
@@ -268,12 +268,13 @@ std::vector<NpzMember> parse_npz(const std::string& bytes, const std::string& na
         const std::uint32_t crc = static_cast<std::uint32_t>(
             crc32_z(crc32_z(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(member.data()), member.size()));
         if (crc != entry.crc) fail(name, entry.name, "CRC-32 mismatch: the member is corrupt");
-        members.emplace_back(key, parse_npy(member, printable_text(name) + ": member " + printable_text(entry.name), accept));
+        members.emplace_back(key, parse_npy(member, printable_text(name) + ": member " + printable_text(entry.name), accept, float32));
     }
     return members;
 }
 
-std::vector<NpzMember> read_npz(const std::string& path, NpyAccept (*accept_for)(const std::string& key)) {
+std::vector<NpzMember> read_npz(const std::string& path, NpyAccept (*accept_for)(const std::string& key),
+                                NpyFloat32 float32) {
     // Read what fstat reported (and one byte more, so a file that grew is refused), never the limit:
     // read_input_file would allocate max_npz_bytes for a small archive.
     InputFile file(path, "the .npz archive");
@@ -283,7 +284,7 @@ std::vector<NpzMember> read_npz(const std::string& path, NpyAccept (*accept_for)
     }
     std::string bytes = file.read(static_cast<std::size_t>(file.size()) + 1);
     if (bytes.size() > file.size()) throw InputError(file.name() + ": the archive grew while it was read");
-    return parse_npz(bytes, path, accept_for);
+    return parse_npz(bytes, path, accept_for, float32);
 }
 
 }  // namespace attn

@@ -2,7 +2,7 @@
 // ("split_and_merge") or exercise::multi_head_attention on each case's inputs.
 #include "exercise.hpp"
 #include "student_side.hpp"
-#include "tutor/named_weights.hpp"
+#include "tutor/compute/named_weights.hpp"
 
 namespace attn::exercises::student {
 

@@ -11,7 +11,7 @@
 
 #include "06-encoder-layer/exercise/mistakes.hpp"
 #include "exercises/case_steps.hpp"
-#include "tutor/named_weights.hpp"
+#include "tutor/compute/named_weights.hpp"
 
 namespace attn::exercises {
 

@@ -52,7 +52,7 @@ struct Call {
         return out;
     }
 
-    /// Every input, as tensors of any rank (for tutor/named_weights.hpp).
+    /// Every input, as tensors of any rank (for tutor/compute/named_weights.hpp).
     std::map<std::string, xt::xarray<double>> all() const {
         std::map<std::string, xt::xarray<double>> out;
         for (const auto& [name, found] : tensors) {

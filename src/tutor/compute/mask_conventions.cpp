@@ -1,4 +1,4 @@
-#include "tutor/mask_conventions.hpp"
+#include "tutor/compute/mask_conventions.hpp"
 
 #include <cmath>
 #include <limits>

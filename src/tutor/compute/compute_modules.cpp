@@ -1,4 +1,4 @@
-#include "tutor/compute_modules.hpp"
+#include "tutor/compute/compute_modules.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -16,8 +16,8 @@
 #include "attn/shape.hpp"
 #include "tutor/find_by_name.hpp"
 #include "tutor/language.hpp"
-#include "tutor/mask_conventions.hpp"
-#include "tutor/named_weights.hpp"
+#include "tutor/compute/mask_conventions.hpp"
+#include "tutor/compute/named_weights.hpp"
 
 namespace attn::tutor {
 
@@ -52,7 +52,7 @@ NamedTensors run_self_attention(const NamedTensors& inputs, const ComputeOptions
     return {{"weights", r.weights}, {"output", r.output}};
 }
 
-// The masks in every convention (tutor/mask_conventions.hpp) for `queries` (B, T, ·) and `keys` (B, S, ·).
+// The masks in every convention (tutor/compute/mask_conventions.hpp) for `queries` (B, T, ·) and `keys` (B, S, ·).
 ModuleMasks masks_for(const NamedTensors& inputs, const ComputeOptions& options, const DynamicTensor& queries,
                       const DynamicTensor& keys) {
     return masks_from(inputs, options.integer_inputs,
@@ -114,13 +114,9 @@ std::vector<ComputeModule> with_pytorch_options(std::vector<ComputeModule> modul
         module.uses_sequence_first = module.name == "mha" || module.name == "encoder-layer" || module.name == "encoder";
         module.uses_final_norm = module.name == "encoder";
         module.uses_output_projection_choice = module.name == "mha";
+        module.has_fast_path = module.uses_sequence_first;  // the same three: mha, encoder-layer, encoder
     }
     return modules;
-}
-
-// A sequence tensor: (B, T, ·) or (B, S, ·), laid out (T, B, ·) under --seq-first.
-bool is_sequence(const TensorSpec& spec) {
-    return spec.dimensions.rfind("B,T,", 0) == 0 || spec.dimensions.rfind("B,S,", 0) == 0;
 }
 
 // (T, B, D) ↔ (B, T, D): axes 0 and 1 swapped.
@@ -136,6 +132,10 @@ DynamicTensor swap_first_axes(const DynamicTensor& x) {
 
 }  // namespace
 
+bool is_sequence(const TensorSpec& spec) {
+    return spec.dimensions.rfind("B,T,", 0) == 0 || spec.dimensions.rfind("B,S,", 0) == 0;
+}
+
 CausalAlignment alignment_of(const ComputeOptions& options) {
     return options.causal_alignment.empty() ? CausalAlignment::top_left : parse_causal_alignment(options.causal_alignment);
 }
@@ -145,8 +145,8 @@ std::string non_finite_text(double value) { return std::isnan(value) ? "nan" : v
 const std::vector<ComputeModule>& compute_modules() {
     static const std::vector<ComputeModule> modules = with_pytorch_options({
         {"dot",
-         N_("lesson 1: dot-product attention, score_s = decoder_output · encoder_outputs[s]"),
-         1,
+         N_("dot-product attention, score_s = decoder_output · encoder_outputs[s]"),
+         "dot-product",
          {{"encoder_outputs", "B,S,H", true, N_("the encoder's output at each source position")},
           {"decoder_output", "B,H", true, N_("the decoder state that asks the question")}},
          {{"scores", "B,S", true, N_("raw scores, before the softmax")},
@@ -154,8 +154,8 @@ const std::vector<ComputeModule>& compute_modules() {
           {"context", "B,H", true, N_("weights-averaged encoder outputs")}},
          run_dot},
         {"luong",
-         N_("lesson 2: Luong's general score, score_s = decoder_output · (W encoder_outputs[s])"),
-         2,
+         N_("Luong's general score, score_s = decoder_output · (W encoder_outputs[s])"),
+         "luong",
          {{"encoder_outputs", "B,S,H", true, N_("the encoder's output at each source position")},
           {"decoder_output", "B,H", true, N_("the decoder state that asks the question")},
           {"W", "H,H", true, N_("W_a as nn.Linear(H, H, bias=False).weight stores it (out, in)")}},
@@ -164,8 +164,8 @@ const std::vector<ComputeModule>& compute_modules() {
           {"context", "B,H", true, N_("weights-averaged encoder outputs")}},
          run_luong},
         {"bahdanau",
-         N_("lesson 3: additive score, score_s = w2 · tanh(W1 [encoder_outputs[s] ; decoder_output] + b1) + b2"),
-         3,
+         N_("additive score, score_s = w2 · tanh(W1 [encoder_outputs[s] ; decoder_output] + b1) + b2"),
+         "bahdanau",
          {{"encoder_outputs", "B,S,H", true, N_("the encoder's output at each source position")},
           {"decoder_output", "B,H", true, N_("the decoder state that asks the question")},
           {"W1", "2H,2H", true, N_("hidden layer weight, nn.Linear(2H, 2H).weight (out, in)")},
@@ -181,9 +181,9 @@ const std::vector<ComputeModule>& compute_modules() {
          false,
          {"B,S,2H"}},
         {"self-attention",
-         N_("lesson 4: scaled dot-product attention, softmax(Q Kᵀ / √d_k) V; --causal hides keys s > t "
+         N_("scaled dot-product attention, softmax(Q Kᵀ / √d_k) V; --causal hides keys s > t "
          "(--causal-alignment top-left|bottom-right when T != S)"),
-         4,
+         "causal-self-attention",
          {{"Q", "B,T,d_k", true, N_("the queries")},
           {"K", "B,S,d_k", true, N_("the keys")},
           {"V", "B,S,d_v", true, N_("the values, one per key")}},
@@ -193,8 +193,8 @@ const std::vector<ComputeModule>& compute_modules() {
          false,
          true},
         {"mha",
-         N_("lesson 5: multi-head attention, h heads of d_k = D / h (--heads h required; --causal optional)"),
-         5,
+         N_("multi-head attention, h heads of d_k = D / h (--heads h required; --causal optional)"),
+         "multi-head-attention",
          {{"query", "B,T,D", true, N_("the queries' tokens")},
           {"key", "B,S,D", true, N_("the keys' tokens")},
           {"value", "B,S,D", true, N_("the values' tokens")},
@@ -217,9 +217,9 @@ const std::vector<ComputeModule>& compute_modules() {
          true,
          true},
         {"encoder-layer",
-         N_("lesson 6: a Transformer encoder layer, as torch.nn.TransformerEncoderLayer(D, h, F, dropout=0.0, "
+         N_("a Transformer encoder layer, as torch.nn.TransformerEncoderLayer(D, h, F, dropout=0.0, "
          "batch_first=True) (--heads h required; --norm-first, --eps, --activation optional)"),
-         6,
+         "encoder-layer",
          {{"x", "B,T,D", true, N_("the input tokens")},
           {"w_q", "D,D", false, N_("self_attn.in_proj_weight rows 0..D-1 (out, in)")},
           {"b_q", "D", false, N_("self_attn.in_proj_bias entries 0..D-1")},
@@ -249,9 +249,9 @@ const std::vector<ComputeModule>& compute_modules() {
          true,
          {"B,T,F", "B,h,T,T"}},
         {"encoder",
-         N_("lesson 6's stack: torch.nn.TransformerEncoder(layer, N, norm, enable_nested_tensor=False) in eval mode, "
+         N_("the layers stacked: torch.nn.TransformerEncoder(layer, N, norm, enable_nested_tensor=False) in eval mode, "
          "N layers layers_0_… (each encoder-layer's weights) and the final norm (--heads h required)"),
-         6,
+         "encoder-layer",
          {{"x", "B,T,D", true, N_("the input tokens")},
           {"norm_weight", "D", false, N_("norm.weight, the final layer norm (with norm_bias)")},
           {"norm_bias", "D", false, N_("norm.bias")},
@@ -269,6 +269,15 @@ const std::vector<ComputeModule>& compute_modules() {
     return modules;
 }
 
+std::string lesson_of(const ComputeModule& module, const std::string& lessons_dir) {
+    try {
+        const std::vector<LessonInfo> lessons = list_lessons(lessons_directory(lessons_dir));
+        return trf("lesson {1}", {std::to_string(find_lesson(lessons, module.lesson).number)});
+    } catch (const InputError&) {
+        return module.lesson;  // no lessons folder at hand (an installed attn): the slug says which
+    }
+}
+
 const ComputeModule& find_compute_module(const std::string& name) {
     return find_by_name(compute_modules(), name, "module");
 }
@@ -281,7 +290,6 @@ std::string dimension_legend(const TensorSpec& spec) {
 }
 
 NamedTensors run_compute_module(const ComputeModule& module, const NamedTensors& given, const ComputeOptions& options) {
-    check_compute_options(module, options);
     // --seq-first: the sequences arrive (T, B, D) and are turned batch-first for the library.
     NamedTensors inputs = given;
     if (options.seq_first) {
@@ -289,15 +297,26 @@ NamedTensors run_compute_module(const ComputeModule& module, const NamedTensors&
             if (is_sequence(spec) && inputs.count(spec.name)) inputs[spec.name] = swap_first_axes(inputs[spec.name]);
         }
     }
+    const NamedShapes shapes = shapes_of(inputs);
+    validate_compute_layout(module, shapes, options);
+    for (const auto& [name, tensor] : inputs) check_finite_input(name, tensor.data(), shapes.at(name));
+    check_compute_working_sizes(module, shapes, options);
+    NamedTensors outputs = module.run(inputs, options);
+    finish_outputs(module, outputs, options);
+    return outputs;
+}
+
+void validate_compute_layout(const ComputeModule& module, const NamedShapes& shapes, const ComputeOptions& options) {
     try {
-        validate_compute_inputs(module, inputs);
+        validate_compute_shapes(module, shapes);
     } catch (const ShapeError& e) {
         if (!options.seq_first) throw;
         throw ShapeError(std::string(e.what()) + tr(" (with --seq-first the sequences are read (T, B, D) and shown here "
                                                     "batch-first, (B, T, D): are they sequence-first?)"));
     }
-    check_compute_working_sizes(module, inputs, options);
-    NamedTensors outputs = module.run(inputs, options);
+}
+
+void finish_outputs(const ComputeModule& module, NamedTensors& outputs, const ComputeOptions& options) {
     if (options.seq_first) {
         for (const auto& spec : module.outputs) {
             if (is_sequence(spec) && outputs.count(spec.name)) outputs[spec.name] = swap_first_axes(outputs[spec.name]);
@@ -320,7 +339,6 @@ NamedTensors run_compute_module(const ComputeModule& module, const NamedTensors&
             }
         }
     }
-    return outputs;
 }
 
 }  // namespace attn::tutor

@@ -1,7 +1,7 @@
-// The names of `attn compute`'s inputs (tutor/compute_modules.hpp): which a module reads, the one
+// The names of `attn compute`'s inputs (tutor/compute/compute_modules.hpp): which a module reads, the one
 // a name that is not one most likely meant, and the PyTorch settings whose tensors it refuses by
 // name — so that a mask or a weight is never ignored silently.
-#include "tutor/compute_modules.hpp"
+#include "tutor/compute/compute_modules.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -12,8 +12,8 @@
 #include "attn/printable.hpp"
 #include "attn/shape.hpp"
 #include "tutor/language.hpp"
-#include "tutor/mask_conventions.hpp"
-#include "tutor/named_weights.hpp"
+#include "tutor/compute/mask_conventions.hpp"
+#include "tutor/compute/named_weights.hpp"
 
 namespace attn::tutor {
 

@@ -1,4 +1,4 @@
-// tutor/named_weights.hpp — a layer's weights gathered from tensors named as PyTorch names them.
+// tutor/compute/named_weights.hpp — a layer's weights gathered from tensors named as PyTorch names them.
 //
 // Why: `attn compute`, the lesson programs, the exercises and the tests all receive weights as a
 // map of named tensors (files w_q.npy, norm1_weight.npy, … or a document's input blocks). The
@@ -12,7 +12,9 @@
 //   attn::EncoderLayerWeights w = encoder_layer_weights_from(files);
 #pragma once
 
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +23,25 @@
 #include "tutor/lesson/lessons.hpp"
 
 namespace attn::tutor {
+
+/// The shapes of named tensors, by name: what the checks below read.
+using NamedShapes = std::map<std::string, std::vector<std::size_t>>;
+NamedShapes shapes_of(const NamedTensors& tensors);
+
+/// How an attention's weights are given, found by checking names and shapes alone (so that the
+/// fast path, which holds float32 tensors, checks them with the same messages).
+struct AttentionLayout {
+    bool packed_weight = false;  // in_proj_weight (3D, D), not w_q, w_k, w_v
+    bool has_bias = false;       // in-projection biases given; false: nn.MultiheadAttention(bias=False)
+    bool packed_bias = false;    // in_proj_bias (3D), not b_q, b_k, b_v
+};
+
+/// attention_weights_from's checks: InputError or ShapeError with its messages.
+AttentionLayout attention_layout(const NamedShapes& shapes, bool no_output_projection);
+
+/// encoder_layer_weights_from's checks: the attention's (w_o required), then every bias, norm and
+/// linear weight by name.
+AttentionLayout encoder_layer_layout(const NamedShapes& shapes);
 
 /// w_q, w_k, w_v (D, D), b_q, b_k, b_v (D) — or in_proj_weight (3D, D), in_proj_bias (3D) — and
 /// w_o, b_o. No in-projection bias and no b_o: nn.MultiheadAttention(bias=False), zero biases.
@@ -42,6 +63,11 @@ struct EncoderWeights {
 /// InputError when no layer is given, a layer number is skipped, or only one of norm_weight and
 /// norm_bias is given; messages name the layer ("layers_1_: missing weight 'w_o'").
 EncoderWeights encoder_weights_from(const NamedTensors& tensors);
+
+/// The checks of encoder_weights_from on the names alone: the number of layers N (layers_0_ …
+/// layers_{N-1}_), InputError when there is none or one is skipped, or only one of norm_weight and
+/// norm_bias is given.
+std::size_t encoder_layer_count(const std::set<std::string>& names);
 
 /// The tensors of layer `layer`, without their "layers_N_" prefix.
 NamedTensors layer_tensors(const NamedTensors& tensors, std::size_t layer);

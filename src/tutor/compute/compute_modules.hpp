@@ -1,4 +1,4 @@
-// tutor/compute_modules.hpp — `attn compute MODULE`: a lesson's computation on the user's tensors.
+// tutor/compute/compute_modules.hpp — `attn compute MODULE`: a lesson's computation on the user's tensors.
 //
 // Why a table: every module follows the same rules (inputs DIR/<name>.npy, outputs OUT/<name>.npy,
 // ranks and shared dimensions checked before anything runs), so the rules live here once and a
@@ -10,12 +10,15 @@
 //   out["context"];   // (B, H)
 #pragma once
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "attn/masks.hpp"
+#include "tutor/compute/compute_options.hpp"
+#include "tutor/compute/named_weights.hpp"
 #include "tutor/lesson/lessons.hpp"
 
 namespace attn::tutor {
@@ -27,33 +30,12 @@ struct TensorSpec {
     std::string meaning;
 };
 
-/// Options of `attn compute` that some modules use. A module is given only the options it
-/// declares (ComputeModule::uses_heads, uses_causal): run_compute_module refuses any other with an
-/// InputError rather than ignore it silently, and refuses a module that needs --heads without it.
-struct ComputeOptions {
-    int heads = 0;        // --heads h: the number of heads (mha); 0 = not given
-    bool causal = false;  // --causal: hide keys s > t from query t (self-attention, mha)
-    std::string causal_alignment;  // --causal-alignment top-left|bottom-right (needs --causal); empty: top-left
-    // The encoder layer's options (ComputeModule::uses_layer_options):
-    bool norm_first = false;    // --norm-first: pre-norm instead of post-norm
-    std::optional<double> eps;  // --eps: layer norm eps, > 0; absent: 1e-5
-    std::optional<double> norm_eps;  // --norm-eps: the encoder's final norm's eps, > 0; absent: eps
-    std::string activation;     // --activation relu|gelu|gelu-tanh; empty: relu
-    /// --no-output-projection (mha): no w_o, the output is the heads side by side (seed 000). Without
-    /// it a missing w_o is refused: a forgotten out_proj.weight must not pass for seed 000's block.
-    bool no_output_projection = false;
-    /// The inputs read from bool or integer files: a mask's meaning depends on it (a bool attn_mask
-    /// hides where True, a float one is added to the scores; tutor/mask_conventions.hpp).
-    std::set<std::string> integer_inputs;
-    /// --seq-first: the sequences (query, key, value, x) and the output are (T, B, D), PyTorch's
-    /// batch_first=False; ComputeModule::uses_sequence_first.
-    bool seq_first = false;
-};
-
 struct ComputeModule {
     std::string name;
     std::string summary;
-    int lesson = 0;
+    /// The slug of the lesson it belongs to (its folder lessons/NN-slug/); the number is the lesson
+    /// table's (lesson_of), so that renumbering the lessons needs no edit here.
+    std::string lesson;
     std::vector<TensorSpec> inputs;
     std::vector<TensorSpec> outputs;
     NamedTensors (*run)(const NamedTensors& inputs, const ComputeOptions& options) = nullptr;
@@ -69,9 +51,14 @@ struct ComputeModule {
     bool uses_sequence_first = false;  // accepts --seq-first (mha, encoder-layer, encoder)
     bool uses_final_norm = false;      // accepts --norm-eps (encoder)
     bool uses_output_projection_choice = false;  // accepts --no-output-projection (mha)
+    bool has_fast_path = false;  // runs on attn::fast in float32; accepts --precision (compute_fast.hpp)
 };
 
 const std::vector<ComputeModule>& compute_modules();
+
+/// "lesson 5" for a module of lessons/05-multi-head-attention/, from the lessons found in
+/// `lessons_dir` (lessons_directory's rules); the slug alone when that lesson is not found there.
+std::string lesson_of(const ComputeModule& module, const std::string& lessons_dir = "");
 
 /// The causal mask's alignment the options ask for (top-left when none is given); InputError for
 /// an unknown name.
@@ -101,23 +88,47 @@ bool looks_like_mask_or_weight(const std::string& name);
 /// InputError "'name' is not an input of MODULE; did you mean …?" (or the list of its inputs).
 [[noreturn]] void refuse_unknown_input(const ComputeModule& module, const std::string& name, const std::string& where);
 
-/// Checks that every required input is present, every rank and shared size agrees, no size is zero
-/// and every value is finite; throws InputError / ShapeError naming the tensors and their shapes
-/// (and the index of a value that is NaN or ±∞).
+/// Checks that every input is one the module reads, every required input is present, every rank
+/// and shared size agrees and no size is zero; throws InputError / ShapeError naming the tensors
+/// and their shapes.
+void validate_compute_shapes(const ComputeModule& module, const NamedShapes& shapes);
+
+/// InputError "NAME holds nan at [i, j]; inputs must be finite numbers" for the first value of
+/// an input that is NaN or ±∞ (masks are not checked here: mask_conventions.hpp reads them).
+void check_finite_input(const std::string& name, const double* values, const std::vector<std::size_t>& shape);
+void check_finite_input(const std::string& name, const float* values, const std::vector<std::size_t>& shape);
+
+/// validate_compute_shapes, then every value finite.
 void validate_compute_inputs(const ComputeModule& module, const NamedTensors& inputs);
 
 /// InputError when an output, or a large intermediate the module builds on the way, would hold
 /// more than max_tensor_values (attn/shape.hpp): small inputs can ask for huge scores. The inputs
 /// have passed validate_compute_inputs.
-void check_compute_working_sizes(const ComputeModule& module, const NamedTensors& inputs, const ComputeOptions& options);
+void check_compute_working_sizes(const ComputeModule& module, const NamedShapes& inputs, const ComputeOptions& options);
+
+/// --heads must divide D, the last dimension of query (mha) or x (encoder-layer, encoder): said
+/// before the library says it (in English), in the tutor's language, naming the tensor and its shape.
+void check_heads_divide_model(const ComputeModule& module, const NamedShapes& inputs, int heads);
 
 /// InputError when the module needs --heads and was not given it, or is given --heads or --causal
 /// that it does not use, or --causal-alignment without --causal or with an unknown name, or
 /// --norm-eps / --no-output-projection to a module without a final norm / an output projection.
 void check_compute_options(const ComputeModule& module, const ComputeOptions& options);
 
-/// Validates, checks that no output or large intermediate would hold more than max_tensor_values
-/// (attn/shape.hpp), runs, and checks the outputs (present, finite); returns them by name.
+/// The lesson path, in double: validates, checks that no output or large intermediate would hold
+/// more than max_tensor_values (attn/shape.hpp), runs, and checks the outputs (present, finite);
+/// returns them by name. `options` have passed check_compute_options.
 NamedTensors run_compute_module(const ComputeModule& module, const NamedTensors& inputs, const ComputeOptions& options);
+
+/// validate_compute_shapes; under --seq-first a ShapeError also says that the sequences were read
+/// (T, B, D) and are shown batch-first.
+void validate_compute_layout(const ComputeModule& module, const NamedShapes& shapes, const ComputeOptions& options);
+
+/// A sequence tensor (B, T, ·) or (B, S, ·): laid out (T, B, ·) under --seq-first.
+bool is_sequence(const TensorSpec& spec);
+
+/// The outputs' last checks, on either path: every required output present, every value finite
+/// (InputError naming the output and the index); turned sequence-first back under --seq-first.
+void finish_outputs(const ComputeModule& module, NamedTensors& outputs, const ComputeOptions& options);
 
 }  // namespace attn::tutor

@@ -1,6 +1,6 @@
-// `attn compute`'s checks before anything is computed (tutor/compute_modules.hpp): every input's
+// `attn compute`'s checks before anything is computed (tutor/compute/compute_modules.hpp): every input's
 // rank and shared sizes, the sizes of what a module would build, and the options a module uses.
-#include "tutor/compute_modules.hpp"
+#include "tutor/compute/compute_modules.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -11,8 +11,8 @@
 #include "attn/printable.hpp"
 #include "attn/shape.hpp"
 #include "tutor/language.hpp"
-#include "tutor/mask_conventions.hpp"
-#include "tutor/named_weights.hpp"
+#include "tutor/compute/mask_conventions.hpp"
+#include "tutor/compute/named_weights.hpp"
 
 namespace attn::tutor {
 
@@ -21,7 +21,7 @@ namespace {
 // Checks every input's rank and sizes against the module's legends (attn/shape.hpp: one letter,
 // one size) and returns the size of each letter ("B" → 2, "H" → 3); a missing required input is
 // an InputError naming it.
-ShapeLetters bind_dimensions(const ComputeModule& module, const NamedTensors& inputs) {
+ShapeLetters bind_dimensions(const ComputeModule& module, const NamedShapes& inputs) {
     std::vector<NamedShape> shapes;
     for (const auto& spec : module.inputs) {
         const auto found = inputs.find(spec.name);
@@ -84,22 +84,57 @@ void check_working_sizes(const ComputeModule& module, ShapeLetters letters, cons
 
 }  // namespace
 
-void validate_compute_inputs(const ComputeModule& module, const NamedTensors& inputs) {
-    for (const auto& [name, tensor] : inputs) {
-        if (!reads_input(module, name)) refuse_unknown_input(module, name, "'" + printable_text(name) + "'");
-    }
-    bind_dimensions(module, inputs);
-    for (const auto& [name, tensor] : inputs) {
-        // Masks hold −∞ by design; mask_conventions refuses what does not fit their convention.
-        if (mask_convention(name) != MaskConvention::none) continue;
-        for (std::size_t i = 0; i < tensor.size(); ++i) {
-            if (!std::isfinite(tensor.data()[i])) {
-                throw InputError(trf("{1} holds {2} at {3}; inputs must be finite numbers",
-                                     {name, non_finite_text(tensor.data()[i]),
-                                      index_string(i, {tensor.shape().begin(), tensor.shape().end()})}));
-            }
+namespace {
+
+template <class Value>
+void check_finite_values(const std::string& name, const Value* values, const std::vector<std::size_t>& shape) {
+    // Masks hold −∞ by design; mask_conventions refuses what does not fit their convention.
+    if (mask_convention(name) != MaskConvention::none) return;
+    std::size_t count = 1;
+    for (std::size_t size : shape) count *= size;
+    for (std::size_t i = 0; i < count; ++i) {
+        if (!std::isfinite(values[i])) {
+            throw InputError(trf("{1} holds {2} at {3}; inputs must be finite numbers",
+                                 {name, non_finite_text(values[i]), index_string(i, shape)}));
         }
     }
+}
+
+}  // namespace
+
+void validate_compute_shapes(const ComputeModule& module, const NamedShapes& shapes) {
+    for (const auto& [name, shape] : shapes) {
+        if (!reads_input(module, name)) refuse_unknown_input(module, name, "'" + printable_text(name) + "'");
+    }
+    bind_dimensions(module, shapes);
+}
+
+void check_finite_input(const std::string& name, const double* values, const std::vector<std::size_t>& shape) {
+    check_finite_values(name, values, shape);
+}
+
+void check_finite_input(const std::string& name, const float* values, const std::vector<std::size_t>& shape) {
+    check_finite_values(name, values, shape);
+}
+
+void validate_compute_inputs(const ComputeModule& module, const NamedTensors& inputs) {
+    const NamedShapes shapes = shapes_of(inputs);
+    validate_compute_shapes(module, shapes);
+    for (const auto& [name, tensor] : inputs) check_finite_input(name, tensor.data(), shapes.at(name));
+}
+
+void check_heads_divide_model(const ComputeModule& module, const NamedShapes& inputs, int heads) {
+    const std::string tokens = module.name == "mha" ? "query" : "x";  // the tensor whose last dimension is D
+    const auto found = inputs.find(tokens);
+    if (!module.uses_heads || heads <= 0 || found == inputs.end() || found->second.empty()) return;
+    const std::size_t model = found->second.back();
+    // The layers' "--heads H is more than the model width D" comes later (check_compute_working_sizes);
+    // mha names query here whatever h.
+    const bool said_later = tokens == "x" && static_cast<std::size_t>(heads) > model;
+    if (model % static_cast<std::size_t>(heads) == 0 || said_later) return;
+    throw InputError(trf("{1}: multi_head_attention: d_model D = {2} (the last dimension of {3} {4}) is not a multiple of "
+                         "the number of heads h = {5}; each head gets d_k = D / h features, so h must divide D",
+                         {module.name, std::to_string(model), tokens, shape_string(found->second), std::to_string(heads)}));
 }
 
 void check_compute_options(const ComputeModule& module, const ComputeOptions& options) {
@@ -144,6 +179,17 @@ void check_compute_options(const ComputeModule& module, const ComputeOptions& op
         throw InputError(trf("{1} has no sequence-first layout: --seq-first is for {2}; remove it",
                              {module.name, modules_with(&ComputeModule::uses_sequence_first)}));
     }
+    if (!module.has_fast_path && (!options.precision.empty() || options.threads)) {
+        throw InputError(trf("{1} computes in double only: --precision and --threads are for {2}; remove them",
+                             {module.name, modules_with(&ComputeModule::has_fast_path)}));
+    }
+    if (!options.precision.empty() && options.precision != "float32" && options.precision != "float64") {
+        throw InputError(trf("--precision {1}: expected float32 (the fast path) or float64 (the lesson path)",
+                             {printable_text(options.precision)}));
+    }
+    if (options.threads && (*options.threads < 1 || *options.threads > 1024)) {
+        throw InputError(trf("--threads {1}: expected a whole number from 1 to 1024", {std::to_string(*options.threads)}));
+    }
     if (!module.uses_causal && (options.causal || !options.causal_alignment.empty())) {
         throw InputError(trf("{1} has no causal mask: --causal and --causal-alignment are for {2}; remove them",
                              {module.name, modules_with(&ComputeModule::uses_causal)}));
@@ -157,7 +203,7 @@ void check_compute_options(const ComputeModule& module, const ComputeOptions& op
     }
 }
 
-void check_compute_working_sizes(const ComputeModule& module, const NamedTensors& inputs, const ComputeOptions& options) {
+void check_compute_working_sizes(const ComputeModule& module, const NamedShapes& inputs, const ComputeOptions& options) {
     check_working_sizes(module, bind_dimensions(module, inputs), options);
 }
 

@@ -1,4 +1,4 @@
-// tutor/mask_conventions.hpp — the masks of `attn compute` in every convention, read by name.
+// tutor/compute/mask_conventions.hpp — the masks of `attn compute` in every convention, read by name.
 //
 // Why: "mask" means opposite things in the libraries a user brings tensors from, and a mask saved
 // in one convention and read in another runs, exits 0 and is wrong everywhere. So each convention

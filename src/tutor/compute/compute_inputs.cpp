@@ -1,0 +1,150 @@
+// `attn compute`'s inputs and its run (tutor/compute/compute_inputs.hpp).
+#include "tutor/compute/compute_inputs.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <new>
+
+#include "attn/error.hpp"
+#include "attn/fast/threads.hpp"
+#include "attn/npy_tensor.hpp"
+#include "attn/npz.hpp"
+#include "attn/printable.hpp"
+#include "attn/shape.hpp"
+#include "tutor/compute/compute_fast.hpp"
+#include "tutor/compute/mask_conventions.hpp"
+#include "tutor/compute/named_weights.hpp"
+#include "tutor/language.hpp"
+
+namespace attn::tutor {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The element types an input may have: a mask may be bool or integer (its meaning depends on it).
+NpyAccept accept_for(const std::string& name) {
+    return mask_convention(canonical_weight_name(name)) == MaskConvention::none ? NpyAccept::floats
+                                                                                : NpyAccept::floats_bools_integers;
+}
+
+// Returns false when the name is not an input (and noted); throws when it must not be ignored.
+bool accept_name(const ComputeModule& module, ComputeInputs& loaded, const std::string& name, const std::string& where) {
+    if (!reads_input(module, name)) {
+        if (looks_like_mask_or_weight(name) || closest_input(module, name)) refuse_unknown_input(module, name, where);
+        std::cerr << tr("note: ") << trf("{1} is not an input of {2}; ignored", {where, module.name}) << "\n";
+        return false;
+    }
+    const auto earlier = loaded.sources.find(name);
+    if (earlier != loaded.sources.end()) {
+        throw InputError(trf("{1} and {2} are both {3}; give it once", {where, earlier->second, name}));
+    }
+    loaded.sources[name] = where;
+    return true;
+}
+
+void add_input(ComputeInputs& loaded, const std::string& name, NpyArray&& array) {
+    if (array.dtype == NpyDtype::boolean || array.dtype == NpyDtype::integer) {
+        loaded.integer_inputs.insert(name);
+    } else {
+        loaded.all_float32 = loaded.all_float32 && array.dtype == NpyDtype::float32;
+    }
+    loaded.arrays[name] = std::move(array);
+}
+
+std::vector<fs::path> npy_files_in(const std::string& folder) {
+    std::error_code error;
+    if (!fs::is_directory(folder, error)) {
+        throw InputError(trf("the input folder {1} does not exist or is not a folder", {printable_text(folder)}));
+    }
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(folder, error)) {
+        if (entry.path().extension() == ".npy") files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());  // the same message whatever the folder's order
+    return files;
+}
+
+}  // namespace
+
+ComputeInputs load_compute_inputs(const ComputeModule& module, const ComputeOptions& options) {
+    ComputeInputs loaded;
+    // float32 values are kept as they are; the lesson path widens them (widen_inputs).
+    for (const auto& path : npy_files_in(options.in_dir)) {
+        const std::string name = canonical_weight_name(path.stem().string());
+        if (!accept_name(module, loaded, name, printable_text(path.string()))) continue;
+        add_input(loaded, name, read_npy(path.string(), accept_for(name), NpyFloat32::keep));
+        loaded.files.push_back({"", path.string()});
+    }
+    if (!options.weights.empty()) {
+        loaded.files.push_back({"--weights", options.weights});
+        for (auto& [key, array] : read_npz(options.weights, accept_for, NpyFloat32::keep)) {
+            const std::string name = canonical_weight_name(key);
+            if (!accept_name(module, loaded, name, printable_text(options.weights) + "[" + printable_text(key) + "]")) continue;
+            add_input(loaded, name, std::move(array));
+        }
+    }
+    for (const auto& spec : module.inputs) {
+        if (!spec.required || loaded.arrays.count(spec.name)) continue;
+        const std::string path = (fs::path(options.in_dir) / (spec.name + ".npy")).string();
+        throw InputError(trf("missing input file {1}: {2} needs {3} {4}, {5}",
+                             {printable_text(path), module.name, spec.name, dimension_legend(spec), tr(spec.meaning)}));
+    }
+    return loaded;
+}
+
+NamedTensors widen_inputs(ComputeInputs& inputs) {
+    NamedTensors tensors;
+    for (auto& [name, array] : inputs.arrays) {
+        tensors[name] = to_tensor(array);
+        array = NpyArray();
+    }
+    return tensors;
+}
+
+namespace {
+
+NamedShapes shapes_of(const ComputeInputs& inputs) {
+    NamedShapes shapes;
+    for (const auto& [name, array] : inputs.arrays) shapes[name] = array.shape;
+    return shapes;
+}
+
+NamedTensors compute_outputs(const ComputeModule& module, ComputeInputs& inputs, ComputeOptions& options, bool fast) {
+    options.integer_inputs = inputs.integer_inputs;
+    if (fast) return run_compute_module_fast(module, inputs, options);
+    return run_compute_module(module, widen_inputs(inputs), options);
+}
+
+}  // namespace
+
+ComputeRun compute(const ComputeOptions& given) {
+    const ComputeModule& module = find_compute_module(given.module);
+    check_compute_options(module, given);  // before any file is read
+    ComputeOptions options = given;
+    ComputeInputs inputs = load_compute_inputs(module, options);
+    const NamedShapes shapes = shapes_of(inputs);
+    check_heads_divide_model(module, shapes, options.heads);
+    ComputeRun run;
+    run.files = inputs.files;
+    run.dtype = inputs.all_float32 ? NpyDtype::float32 : NpyDtype::float64;
+    try {
+        run.fast = runs_on_fast_path(module, options, inputs);
+        if (run.fast && options.threads) fast::set_threads(*options.threads);
+        run.threads = run.fast ? fast::threads() : 1;
+        run.outputs = compute_outputs(module, inputs, options, run.fast);
+    } catch (const InputError& e) {
+        // Every message starts with the module's name once (the shape checks already give it).
+        const std::string message = e.what(), prefix = module.name + ": ";
+        throw InputError(message.rfind(prefix, 0) == 0 ? message : prefix + message);
+    } catch (const std::bad_alloc&) {
+        // Here the sizes come from the user's files: the hint is about them.
+        std::string listed;
+        for (const auto& [name, shape] : shapes) listed += (listed.empty() ? "" : ", ") + name + " " + shape_string(shape);
+        throw InputError(trf("{1}: out of memory computing on {2}; are the input shapes what you meant?", {module.name, listed}));
+    }
+    return run;
+}
+
+}  // namespace attn::tutor
