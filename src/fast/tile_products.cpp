@@ -2,7 +2,8 @@
 #include "tile_products.hpp"
 
 #include <algorithm>
-#include <cstring>
+
+#include "vectors.hpp"
 
 namespace attn::fast::detail {
 
@@ -11,29 +12,10 @@ namespace attn::fast::detail {
 // baseline only).
 namespace {
 
-// A register of 8 floats (AVX2; two SSE registers in the baseline variant) or of 16 (AVX-512).
-using Vector8 = float __attribute__((vector_size(32)));
-using Vector16 = float __attribute__((vector_size(64)));
-
-template <class Vector>
-constexpr std::size_t lanes = sizeof(Vector) / sizeof(float);
-
 // Every `sum += x * vector` below is one fused multiply-add (one rounding) in the AVX2 and AVX-512
 // variants: this file is compiled with -ffp-contract=fast and, in every build type, optimised
 // (CMakeLists.txt), since without optimisation GCC forms no fused multiply-add and a Debug or
 // sanitizer build would compute other numbers. The baseline has no such instruction: two roundings.
-
-template <class Vector>
-[[gnu::always_inline]] inline Vector load(const float* p) {
-    Vector v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-}
-
-template <class Vector>
-[[gnu::always_inline]] inline void store(float* p, Vector v) {
-    std::memcpy(p, &v, sizeof v);
-}
 
 // 2 vectors of keys of a panel (16 keys with AVX2: half a panel; 32 with AVX-512: all of it)
 // against R ≤ 6 queries: out (R, 2·lanes) = q (R, d_k) · panel (d_k, 2·lanes of the 32).

@@ -11,6 +11,7 @@
 //       2. per row: m_new = max(m, the tile's largest visible score)
 //                   P = e^(score − m_new) for a visible key, 0 for a hidden one
 //                   l = l · e^(m − m_new) + Σ P;  accumulator ·= e^(m − m_new);  m = m_new
+//                                                                   online_softmax_update
 //       3. accumulator (6, d_k) += P V_tile                               kernels.weighted_values
 //   context rows = accumulator / l  (l = 0: no visible key at all → zeros, the library's policy)
 //
@@ -27,7 +28,7 @@
 
 #include "attention_heads.hpp"
 #include "finite.hpp"  // attn::detail::first_non_finite
-#include "kernels.hpp"
+#include "online_softmax_update.hpp"
 #include "tile_products.hpp"
 
 namespace attn::fast::detail {
@@ -89,112 +90,12 @@ inline std::size_t visible_keys(bool causal, const RowBlock& block, std::size_t 
     return limit <= 0 ? 0 : std::min(block.columns, static_cast<std::size_t>(limit));
 }
 
-// Step 2 of the file comment for one row block, whose scores are in state.scores. Returns false,
-// touching nothing, when a score of the block (hidden or not: only a mask may hide a key) is not a
-// finite number.
-[[gnu::always_inline]] inline bool online_softmax_update_body(TileState& state, const RowBlock& block, std::size_t stride,
-                                                                std::size_t dk, const float* keep, bool causal) {
-    const float minus_infinity = -std::numeric_limits<float>::infinity();
-    const float largest = std::numeric_limits<float>::max();
-    const std::size_t columns = block.columns;
-    // Pass 1, every row: the largest visible score, and the count of non-finite scores among all
-    // the block computed. Each loop runs over a plain range (no per-column test of the causal
-    // limit), so that it vectorises without index vectors.
-    float tile_max[block_rows];
-    int bad = 0;
-    for (std::size_t r = 0; r < block.rows; ++r) {
-        const float* row = state.scores + r * stride;
-        const std::size_t limit = visible_keys(causal, block, r);
-        float maximum = minus_infinity;
-        if (keep != nullptr) {
-#pragma omp simd reduction(max : maximum) reduction(+ : bad)
-            for (std::size_t c = 0; c < limit; ++c) {
-                bad += !(std::fabs(row[c]) <= largest);
-                const float v = keep[c] != 0.0f ? row[c] : minus_infinity;
-                maximum = v > maximum ? v : maximum;
-            }
-        } else {
-#pragma omp simd reduction(max : maximum) reduction(+ : bad)
-            for (std::size_t c = 0; c < limit; ++c) {
-                bad += !(std::fabs(row[c]) <= largest);
-                maximum = row[c] > maximum ? row[c] : maximum;
-            }
-        }
-#pragma omp simd reduction(+ : bad)
-        for (std::size_t c = limit; c < columns; ++c) bad += !(std::fabs(row[c]) <= largest);
-        tile_max[r] = maximum;
-    }
-    if (bad != 0) return false;
-    // Pass 2, row by row: P, l and the rescaled accumulator. Every score is finite now.
-    for (std::size_t r = 0; r < block.rows; ++r) {
-        float* row = state.scores + r * stride;
-        const std::size_t t = block.first + r;
-        const float m_old = state.running_max[t];
-        const float m_new = std::max(m_old, tile_max[r]);
-        if (m_new == minus_infinity) {
-            // No visible key yet, in this tile or before: P is 0, l and the accumulator stay 0.
-            std::memset(row, 0, columns * sizeof(float));
-            continue;
-        }
-        const std::size_t limit = visible_keys(causal, block, r);
-        float sum = 0.0f;
-        if (keep != nullptr) {
-#pragma omp simd simdlen(16) reduction(+ : sum)
-            for (std::size_t c = 0; c < limit; ++c) {
-                // A hidden score may lie above m_new: the exponential then gives 1, times 0.
-                const float e = exp_of_nonpositive_not_nan(row[c] - m_new) * keep[c];
-                row[c] = e;
-                sum += e;
-            }
-        } else {
-#pragma omp simd simdlen(16) reduction(+ : sum)
-            for (std::size_t c = 0; c < limit; ++c) {
-                const float e = exp_of_nonpositive_not_nan(row[c] - m_new);
-                row[c] = e;
-                sum += e;
-            }
-        }
-        std::memset(row + limit, 0, (columns - limit) * sizeof(float));  // the causal mask's hidden keys
-        const float rescale = exp_of_nonpositive(m_old - m_new);  // m_old = −∞: 0 (l and the accumulator are 0)
-        state.running_sum[t] = state.running_sum[t] * rescale + sum;
-        state.running_max[t] = m_new;
-        if (rescale != 1.0f) {
-            float* accumulator = state.accumulator + t * dk;
-#pragma omp simd
-            for (std::size_t i = 0; i < dk; ++i) accumulator[i] *= rescale;
-        }
-    }
-    return true;
-}
-
-// The update's variants (simd.hpp): the body above compiled for each target.
-using SoftmaxUpdate = bool (*)(TileState&, const RowBlock&, std::size_t, std::size_t, const float*, bool);
-
-bool online_softmax_update_baseline(TileState& state, const RowBlock& block, std::size_t stride, std::size_t dk,
-                                    const float* keep, bool causal) {
-    return online_softmax_update_body(state, block, stride, dk, keep, causal);
-}
-
-#ifdef ATTN_HAVE_X86_VARIANTS
-ATTN_TARGET_AVX2 bool online_softmax_update_avx2(TileState& state, const RowBlock& block, std::size_t stride,
-                                                 std::size_t dk, const float* keep, bool causal) {
-    return online_softmax_update_body(state, block, stride, dk, keep, causal);
-}
-
-ATTN_TARGET_AVX512 bool online_softmax_update_avx512(TileState& state, const RowBlock& block, std::size_t stride,
-                                                     std::size_t dk, const float* keep, bool causal) {
-    return online_softmax_update_body(state, block, stride, dk, keep, causal);
-}
-#endif
-
-SoftmaxUpdate online_softmax_update(Simd simd) {
-    switch (simd) {
-#ifdef ATTN_HAVE_X86_VARIANTS
-        case Simd::avx512: return online_softmax_update_avx512;
-        case Simd::avx2: return online_softmax_update_avx2;
-#endif
-        default: return online_softmax_update_baseline;
-    }
+// Step 2's view of one row block, whose scores are in state.scores (online_softmax_update.hpp).
+ScoreBlock score_block(const TileState& state, const RowBlock& block, std::size_t stride, const float* keep,
+                       bool causal) {
+    ScoreBlock scores{state.scores, stride, block.rows, block.columns, {}, keep};
+    for (std::size_t r = 0; r < block.rows; ++r) scores.visible[r] = visible_keys(causal, block, r);
+    return scores;
 }
 
 // The first score of a query tile that is not a finite number, in (query, key) order over the
@@ -241,7 +142,7 @@ struct TiledCall {
     std::size_t packed_tile;    // floats of one key tile's packed keys
     float alpha;                // 1/√d_k
     TileKernels kernels;        // of the active instruction set (simd.hpp)
-    SoftmaxUpdate update;
+    SoftmaxUpdate update;       // likewise
 };
 
 // Step 0, once per head and worker: the head's keys by panels, key tile by key tile, and its
@@ -287,7 +188,9 @@ QueryTileWork walk_key_tiles(const TiledCall& call, std::size_t b, std::size_t h
             call.kernels.scores(q + first * D, D, block.rows, panels, key_panels(block.columns), dk, call.alpha,
                                 state.scores, call.stride);
             // 2. m, l, P and the rescaled accumulator
-            if (!call.update(state, block, call.stride, dk, keep_tile, call.in.causal)) {
+            const RunningRows running{state.running_max + first, state.running_sum + first,
+                                      state.accumulator + first * dk, dk};
+            if (!call.update(score_block(state, block, call.stride, keep_tile, call.in.causal), running)) {
                 bad.offer(first_non_finite_score(call.kernels, call.shape, call.in, b, head, q0, rows, call.tk,
                                                  state.keys, call.packed_tile, call.alpha, state.scores, call.stride));
                 work.finite = false;
