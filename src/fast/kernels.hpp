@@ -45,15 +45,13 @@ template <class Real>
     const Real n = shifted - 12582912.0f;
     Real r = c - n * 0.693359375f;  // ln 2 in two parts, so that n·ln 2 is exact enough
     r = r - n * -2.12194440e-4f;
-    // 2. e^r = 1 + r + r²·p(r), p Cephes' minimax polynomial of degree 5, evaluated in pairs of
-    //    terms (Estrin's scheme: 3 dependent steps where Horner's takes 5, so that a vector loop
-    //    keeps more exponentials in flight).
-    const Real r2 = r * r;
-    const Real high = 1.9875691500e-4f * r + 1.3981999507e-3f;  // degrees 5 and 4
-    const Real middle = 8.3334519073e-3f * r + 4.1665795894e-2f;  // 3 and 2
-    const Real low = 1.6666665459e-1f * r + 5.0000001201e-1f;     // 1 and 0
-    const Real p = (high * r2 + middle) * r2 + low;
-    const Real y = p * r2 + r + 1.0f;
+    // 2. e^r by its minimax polynomial.
+    Real p = 1.9875691500e-4f * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    const Real y = p * r * r + r + 1.0f;
     // 3. 2ⁿ: n + 127 (between 1 and 127) in the exponent bits.
     typename BitsOf<Real>::type bits;
     std::memcpy(&bits, &shifted, sizeof bits);
