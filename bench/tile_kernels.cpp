@@ -54,15 +54,19 @@ double sgemm_gflops() {
 // One head's inputs, as a worker holds them: Q rows at the projections' leading dimension, the
 // keys packed by panels tile by tile, the values contiguous.
 struct Head {
-    std::vector<float> q, packed, values;
+    std::vector<float> q, packed, values;  // values by slabs (pack_value_slabs)
     Head() {
         std::mt19937 generator(7);
         q = random_values(generator, query_tile * ld, 1.0f);
         const auto keys = random_values(generator, S * dk, 1.0f);
-        values = random_values(generator, S * dk, 1.0f);
+        const auto plain_values = random_values(generator, S * dk, 1.0f);
+        values.resize(value_slab_floats(S, dk));
         packed.resize(S / key_tile * key_panels(key_tile) * dk * panel_width);
         for (std::size_t k0 = 0; k0 < S; k0 += key_tile)
-            pack_key_panels(keys.data() + k0 * dk, key_tile, dk, dk, packed.data() + k0 / key_tile * key_tile * dk);
+        {
+            pack_key_panels(keys.data() + k0 * dk, key_tile, dk, dk, packed.data() + k0 * dk);
+            pack_value_slabs(plain_values.data() + k0 * dk, key_tile, dk, dk, values.data() + k0 * dk);
+        }
     }
 };
 
@@ -84,8 +88,8 @@ void walk(const Head& head, const TileKernels& kernels, SoftmaxUpdate update, in
             std::fill(block.visible, block.visible + rows, key_tile);
             update(block, RunningRows{maximum + first, sum + first, accumulator + first * dk, dk});
             if (steps < 3) continue;
-            kernels.weighted_values(scores.data(), key_tile, rows, key_tile, head.values.data() + k0 * dk, dk, dk,
-                                    accumulator + first * dk);
+            kernels.weighted_values(scores.data(), key_tile, rows, key_tile, head.values.data() + k0 * dk,
+                                    slab_width * key_tile, dk, accumulator + first * dk);
         }
     }
 }

@@ -91,7 +91,10 @@ TEST_CASE("the tile kernels add P · V to the accumulator, every column of d_k",
                             expected(r, i) = sum;
                         }
                     }
-                    kernels.weighted_values(p.data(), stride, rows, columns, v.data(), ld, dk, accumulator.data());
+                    std::vector<float> slabs(attn::fast::detail::value_slab_floats(columns, dk), -1.0f);
+                    attn::fast::detail::pack_value_slabs(v.data(), columns, dk, ld, slabs.data());
+                    kernels.weighted_values(p.data(), stride, rows, columns, slabs.data(),
+                                            attn::fast::detail::slab_width * columns, dk, accumulator.data());
                     xt::xtensor<double, 2> got = xt::zeros<double>({rows, dk});
                     for (std::size_t r = 0; r < rows; ++r)
                         for (std::size_t i = 0; i < dk; ++i) got(r, i) = accumulator[r * dk + i];

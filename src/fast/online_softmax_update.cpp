@@ -71,7 +71,7 @@ template <class Vector, class Mask>
 // Pass 1 for one row: the largest visible score (−∞ when none), and into `poison` a NaN if a score
 // among the `columns` computed is not finite (score · 0 is NaN exactly for NaN and ±∞). Four
 // vectors at a time into four pairs of accumulators: with one pair, each vector waited for the
-// previous one's fused multiply-add (4 cycles), and this pass cost half as much as the next.
+// previous one's fused multiply-add (4 cycles), and this pass cost nearly half as much as pass 2.
 template <class Vector>
 [[gnu::always_inline]] inline float row_maximum(const float* row, std::size_t limit, std::size_t columns,
                                                 const float* keep, Vector& poison) {

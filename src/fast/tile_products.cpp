@@ -77,20 +77,22 @@ template <class Vector>
     }
 }
 
-// W vectors of columns of d_k for R ≤ 6 queries: accumulator (R, W·lanes) += P (R, columns) ·
-// V (columns, W·lanes).
+// W vectors of columns [i, i + W·lanes) of d_k for R ≤ 6 queries: accumulator (R, W·lanes) +=
+// P (R, columns) · V (columns, W·lanes), V read from its slabs (value_slab_column).
 template <class Vector, std::size_t R, std::size_t W>
 [[gnu::always_inline]] inline void weighted_values_columns(const float* p, std::size_t stride, std::size_t columns,
-                                                           const float* v, std::size_t ld, float* accumulator,
-                                                           std::size_t dk) {
+                                                           const float* slabs, std::size_t slab_stride, std::size_t i,
+                                                           float* accumulator, std::size_t dk) {
     constexpr std::size_t L = lanes<Vector>;
+    const float* v[W];  // where vector w's columns start in their slab, at key 0
+    for (std::size_t w = 0; w < W; ++w) v[w] = value_slab_column(slabs, slab_stride, i + w * L);
     Vector sum[R][W];
 #pragma GCC unroll 6
     for (std::size_t r = 0; r < R; ++r)
-        for (std::size_t w = 0; w < W; ++w) sum[r][w] = load<Vector>(accumulator + r * dk + w * L);
+        for (std::size_t w = 0; w < W; ++w) sum[r][w] = load<Vector>(accumulator + r * dk + i + w * L);
     for (std::size_t c = 0; c < columns; ++c) {
         Vector values[W];
-        for (std::size_t w = 0; w < W; ++w) values[w] = load<Vector>(v + c * ld + w * L);
+        for (std::size_t w = 0; w < W; ++w) values[w] = load<Vector>(v[w] + c * slab_width);
 #pragma GCC unroll 6
         for (std::size_t r = 0; r < R; ++r) {
             const float x = p[r * stride + c];
@@ -99,27 +101,30 @@ template <class Vector, std::size_t R, std::size_t W>
     }
 #pragma GCC unroll 6
     for (std::size_t r = 0; r < R; ++r)
-        for (std::size_t w = 0; w < W; ++w) store(accumulator + r * dk + w * L, sum[r][w]);
+        for (std::size_t w = 0; w < W; ++w) store(accumulator + r * dk + i + w * L, sum[r][w]);
 }
 
 // The columns of d_k two vectors at a time, then one vector, then one at a time (with AVX-512, a
-// d_k of 16n + 8 leaves 8 columns to the last loop).
+// d_k of 16n + 8 leaves 8 columns to the last loop). A vector never straddles two slabs: i is a
+// multiple of its width, which divides slab_width.
 template <class Vector, std::size_t R>
 [[gnu::always_inline]] inline void weighted_values_rows(const float* p, std::size_t stride, std::size_t columns,
-                                                        const float* v, std::size_t ld, std::size_t dk,
+                                                        const float* slabs, std::size_t slab_stride, std::size_t dk,
                                                         float* accumulator) {
     constexpr std::size_t L = lanes<Vector>;
+    static_assert(slab_width % L == 0, "a vector within one slab");
     std::size_t i = 0;
     for (; i + 2 * L <= dk; i += 2 * L)
-        weighted_values_columns<Vector, R, 2>(p, stride, columns, v + i, ld, accumulator + i, dk);
+        weighted_values_columns<Vector, R, 2>(p, stride, columns, slabs, slab_stride, i, accumulator, dk);
     if (i + L <= dk) {
-        weighted_values_columns<Vector, R, 1>(p, stride, columns, v + i, ld, accumulator + i, dk);
+        weighted_values_columns<Vector, R, 1>(p, stride, columns, slabs, slab_stride, i, accumulator, dk);
         i += L;
     }
     for (; i < dk; ++i) {
+        const float* v = value_slab_column(slabs, slab_stride, i);
         for (std::size_t r = 0; r < R; ++r) {
             float sum = accumulator[r * dk + i];
-            for (std::size_t c = 0; c < columns; ++c) sum += p[r * stride + c] * v[c * ld + i];
+            for (std::size_t c = 0; c < columns; ++c) sum += p[r * stride + c] * v[c * slab_width];
             accumulator[r * dk + i] = sum;
         }
     }
@@ -127,18 +132,18 @@ template <class Vector, std::size_t R>
 
 template <class Vector>
 [[gnu::always_inline]] inline void weighted_values(const float* p, std::size_t stride, std::size_t rows,
-                                                   std::size_t columns, const float* v, std::size_t ld,
+                                                   std::size_t columns, const float* v, std::size_t slab_stride,
                                                    std::size_t dk, float* accumulator) {
     for (std::size_t r = 0; r < rows; r += block_rows) {
         const float* p_block = p + r * stride;
         float* out = accumulator + r * dk;
         switch (std::min(block_rows, rows - r)) {
-            case 6: weighted_values_rows<Vector, 6>(p_block, stride, columns, v, ld, dk, out); break;
-            case 5: weighted_values_rows<Vector, 5>(p_block, stride, columns, v, ld, dk, out); break;
-            case 4: weighted_values_rows<Vector, 4>(p_block, stride, columns, v, ld, dk, out); break;
-            case 3: weighted_values_rows<Vector, 3>(p_block, stride, columns, v, ld, dk, out); break;
-            case 2: weighted_values_rows<Vector, 2>(p_block, stride, columns, v, ld, dk, out); break;
-            default: weighted_values_rows<Vector, 1>(p_block, stride, columns, v, ld, dk, out); break;
+            case 6: weighted_values_rows<Vector, 6>(p_block, stride, columns, v, slab_stride, dk, out); break;
+            case 5: weighted_values_rows<Vector, 5>(p_block, stride, columns, v, slab_stride, dk, out); break;
+            case 4: weighted_values_rows<Vector, 4>(p_block, stride, columns, v, slab_stride, dk, out); break;
+            case 3: weighted_values_rows<Vector, 3>(p_block, stride, columns, v, slab_stride, dk, out); break;
+            case 2: weighted_values_rows<Vector, 2>(p_block, stride, columns, v, slab_stride, dk, out); break;
+            default: weighted_values_rows<Vector, 1>(p_block, stride, columns, v, slab_stride, dk, out); break;
         }
     }
 }
@@ -151,8 +156,8 @@ void block_scores_baseline(const float* q, std::size_t ld, std::size_t rows, con
 }
 
 void block_weighted_values_baseline(const float* p, std::size_t stride, std::size_t rows, std::size_t columns,
-                                    const float* v, std::size_t ld, std::size_t dk, float* accumulator) {
-    weighted_values<Vector8>(p, stride, rows, columns, v, ld, dk, accumulator);
+                                    const float* v, std::size_t slab_stride, std::size_t dk, float* accumulator) {
+    weighted_values<Vector8>(p, stride, rows, columns, v, slab_stride, dk, accumulator);
 }
 
 #ifdef ATTN_HAVE_X86_VARIANTS
@@ -163,9 +168,9 @@ ATTN_TARGET_AVX2 void block_scores_avx2(const float* q, std::size_t ld, std::siz
 }
 
 ATTN_TARGET_AVX2 void block_weighted_values_avx2(const float* p, std::size_t stride, std::size_t rows,
-                                                 std::size_t columns, const float* v, std::size_t ld, std::size_t dk,
-                                                 float* accumulator) {
-    weighted_values<Vector8>(p, stride, rows, columns, v, ld, dk, accumulator);
+                                                 std::size_t columns, const float* v, std::size_t slab_stride,
+                                                 std::size_t dk, float* accumulator) {
+    weighted_values<Vector8>(p, stride, rows, columns, v, slab_stride, dk, accumulator);
 }
 
 // Where the CPU's units are 512 bits wide (AMD Zen 5, Intel's server cores) AVX-512 does twice the
@@ -177,9 +182,9 @@ ATTN_TARGET_AVX512 void block_scores_avx512(const float* q, std::size_t ld, std:
 }
 
 ATTN_TARGET_AVX512 void block_weighted_values_avx512(const float* p, std::size_t stride, std::size_t rows,
-                                                     std::size_t columns, const float* v, std::size_t ld,
+                                                     std::size_t columns, const float* v, std::size_t slab_stride,
                                                      std::size_t dk, float* accumulator) {
-    weighted_values<Vector16>(p, stride, rows, columns, v, ld, dk, accumulator);
+    weighted_values<Vector16>(p, stride, rows, columns, v, slab_stride, dk, accumulator);
 }
 #endif
 
@@ -199,6 +204,18 @@ std::vector<TileKernels> available_tile_kernels() {
     std::vector<TileKernels> variants;
     for (const Simd simd : available_simd()) variants.push_back(tile_kernels(simd));
     return variants;
+}
+
+void pack_value_slabs(const float* values, std::size_t columns, std::size_t dk, std::size_t ld, float* slabs) {
+    for (std::size_t first = 0; first < dk; first += slab_width) {
+        const std::size_t width = std::min(slab_width, dk - first);
+        for (std::size_t c = 0; c < columns; ++c) {
+            float* out = slabs + c * slab_width;
+            for (std::size_t j = 0; j < width; ++j) out[j] = values[c * ld + first + j];
+            for (std::size_t j = width; j < slab_width; ++j) out[j] = 0.0f;
+        }
+        slabs += columns * slab_width;
+    }
 }
 
 void pack_key_panels(const float* keys, std::size_t columns, std::size_t dk, std::size_t ld, float* packed) {

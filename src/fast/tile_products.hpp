@@ -52,13 +52,30 @@ inline std::size_t key_panels(std::size_t columns) { return (columns + panel_wid
 /// packed (⌈columns/32⌉, d_k, 32) = the keys (columns, d_k) by panels of 32, zeros past the last.
 void pack_key_panels(const float* keys, std::size_t columns, std::size_t dk, std::size_t ld, float* packed);
 
+inline constexpr std::size_t slab_width = 16;  // columns of d_k per slab of values: one AVX-512 vector, two AVX2
+
+/// The floats of `columns` values packed by slabs: ⌈d_k/16⌉ slabs of (columns, 16).
+inline std::size_t value_slab_floats(std::size_t columns, std::size_t dk) {
+    return (dk + slab_width - 1) / slab_width * slab_width * columns;
+}
+
+/// slabs (⌈d_k/16⌉, columns, 16) = the values (columns, d_k) by slabs of 16 columns, zeros past d_k:
+/// slabs[s][c][j] = values[c][16s + j]. One slab is slab_stride = 16 · columns floats.
+void pack_value_slabs(const float* values, std::size_t columns, std::size_t dk, std::size_t ld, float* slabs);
+
+/// Where column i of d_k starts in the slabs (key 0; key c is 16·c floats further).
+inline const float* value_slab_column(const float* slabs, std::size_t slab_stride, std::size_t i) {
+    return slabs + i / slab_width * slab_stride + i % slab_width;
+}
+
 struct TileKernels {
     /// scores[r][c] = alpha · Σ_i q[r][i] · key_c[i] for r < rows and c < 32 · panels.
     void (*scores)(const float* q, std::size_t ld, std::size_t rows, const float* packed, std::size_t panels,
                    std::size_t dk, float alpha, float* scores, std::size_t stride);
-    /// accumulator[r][i] += Σ_{c < columns} P[r][c] · V[c][i] for r < rows and i < d_k.
+    /// accumulator[r][i] += Σ_{c < columns} P[r][c] · V[c][i] for r < rows and i < d_k, V by slabs
+    /// (pack_value_slabs) of slab_stride floats each.
     void (*weighted_values)(const float* p, std::size_t stride, std::size_t rows, std::size_t columns,
-                            const float* v, std::size_t ld, std::size_t dk, float* accumulator);
+                            const float* v, std::size_t slab_stride, std::size_t dk, float* accumulator);
     std::size_t vector_floats;  // 16: AVX-512; 8: AVX2 + FMA or the baseline
     const char* name;           // "AVX-512", "AVX2 + FMA" or "baseline"
 };

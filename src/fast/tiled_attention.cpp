@@ -23,7 +23,6 @@
 // of rows stops at its own last query's key. The FLOPs counted are those of the columns computed.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 #include "attention_heads.hpp"
@@ -42,12 +41,12 @@ struct TileState {
     float* running_sum;  // (rows) l
     float* accumulator;  // (rows, d_k)
     float* keys;         // the worker's current head: its keys by panels, key tile by key tile
-    float* values;       // and its values (S, d_k)
+    float* values;       // and its values by slabs of 16 columns, key tile by key tile
 
     static std::size_t floats(std::size_t query_tile, std::size_t stride, std::size_t dk, std::size_t packed_keys,
                               std::size_t S) {
         return round_up(block_rows * stride) + 2 * round_up(query_tile) + round_up(query_tile * dk) +
-               round_up(packed_keys) + round_up(S * dk);
+               round_up(packed_keys) + round_up(value_slab_floats(S, dk));
     }
     static std::size_t round_up(std::size_t n) { return (n + 15) / 16 * 16; }  // 64-byte steps
 
@@ -145,15 +144,15 @@ struct TiledCall {
     SoftmaxUpdate update;       // likewise
 };
 
-// Step 0, once per head and worker: the head's keys by panels, key tile by key tile, and its
-// values (S, d_k) contiguous.
+// Step 0, once per head and worker: the head's keys by panels and its values by slabs
+// (tile_products.hpp), key tile by key tile, so that both kernels read them contiguously.
 void pack_head(const TiledCall& call, std::size_t b, std::size_t head, TileState& state) {
     const std::size_t S = call.shape.S, D = call.shape.D, dk = call.shape.head_width();
-    for (std::size_t k0 = 0; k0 < S; k0 += call.tk)
-        pack_key_panels(call.in.k + (b * S + k0) * D + head * dk, std::min(call.tk, S - k0), dk, D,
-                        state.keys + k0 / call.tk * call.packed_tile);
-    for (std::size_t s = 0; s < S; ++s)
-        std::memcpy(state.values + s * dk, call.in.v + (b * S + s) * D + head * dk, dk * sizeof(float));
+    for (std::size_t k0 = 0; k0 < S; k0 += call.tk) {
+        const std::size_t columns = std::min(call.tk, S - k0), first = (b * S + k0) * D + head * dk;
+        pack_key_panels(call.in.k + first, columns, dk, D, state.keys + k0 / call.tk * call.packed_tile);
+        pack_value_slabs(call.in.v + first, columns, dk, D, state.values + value_slab_floats(k0, dk));
+    }
 }
 
 // What one query tile computed: for the FLOP count and the tiles computed.
@@ -197,8 +196,9 @@ QueryTileWork walk_key_tiles(const TiledCall& call, std::size_t b, std::size_t h
                 return work;
             }
             // 3. accumulator += P V_tile
-            call.kernels.weighted_values(state.scores, call.stride, block.rows, block.columns, state.values + k0 * dk,
-                                         dk, dk, state.accumulator + first * dk);
+            call.kernels.weighted_values(state.scores, call.stride, block.rows, block.columns,
+                                         state.values + value_slab_floats(k0, dk), slab_width * std::min(call.tk, S - k0), dk,
+                                         state.accumulator + first * dk);
             work.flops += 4.0 * double(block.rows) * double(block.columns) * double(dk);
         }
         ++work.tiles;
