@@ -4,8 +4,8 @@
 // key tiles of 512, one head of 4096 keys), next to OpenBLAS's sgemm 1024³ in the same run.
 //
 //   cmake --build build --target attn_fast attn
-//   g++ -O2 -std=c++17 -Iinclude -Isrc bench/tile_kernels.cpp build/libattn_fast.a build/libattn.a \
-//       -lopenblas -o tile_kernels && ./tile_kernels
+//   g++ -O2 -std=c++17 -Iinclude -Isrc bench/tile_kernels.cpp build/libattn_fast.a build/libattn.a -lopenblas
+//   ./a.out
 //
 // The loop is walk_key_tiles's for one query tile over all the head's key tiles, run three times:
 // scores alone, scores + update, scores + update + P·V; each step's time is the difference. Times
@@ -30,7 +30,7 @@ namespace {
 
 using namespace attn::fast::detail;
 
-constexpr std::size_t S = 4096, dk = 64, query_tile = 64, key_tile = 512, ld = 768;
+constexpr std::size_t S = 4096, dk = 64, query_tile = 64, key_tile = 512;
 
 std::vector<float> random_values(std::mt19937& generator, std::size_t count, float scale) {
     std::normal_distribution<float> normal(0.0f, scale);
@@ -51,13 +51,13 @@ double sgemm_gflops() {
     return 2.0 * n * n * n / ms / 1e6;
 }
 
-// One head's inputs, as a worker holds them: Q rows at the projections' leading dimension, the
-// keys packed by panels tile by tile, the values contiguous.
+// One head's inputs, as a worker holds them: the query tile's rows already scaled by 1/√d_k and
+// contiguous, the keys packed by panels and the values by slabs, tile by tile.
 struct Head {
     std::vector<float> q, packed, values;  // values by slabs (pack_value_slabs)
     Head() {
         std::mt19937 generator(7);
-        q = random_values(generator, query_tile * ld, 1.0f);
+        q = random_values(generator, query_tile * dk, 0.125f);
         const auto keys = random_values(generator, S * dk, 1.0f);
         const auto plain_values = random_values(generator, S * dk, 1.0f);
         values.resize(value_slab_floats(S, dk));
@@ -81,8 +81,8 @@ void walk(const Head& head, const TileKernels& kernels, SoftmaxUpdate update, in
     for (std::size_t k0 = 0; k0 < S; k0 += key_tile) {
         for (std::size_t first = 0; first < query_tile; first += block_rows) {
             const std::size_t rows = std::min(block_rows, query_tile - first);
-            kernels.scores(head.q.data() + first * ld, ld, rows, head.packed.data() + k0 * dk, key_panels(key_tile),
-                           dk, 0.125f, scores.data(), key_tile);
+            kernels.scores(head.q.data() + first * dk, dk, rows, head.packed.data() + k0 * dk, key_panels(key_tile),
+                           dk, 1.0f, scores.data(), key_tile);
             if (steps < 2) continue;
             ScoreBlock block{scores.data(), key_tile, rows, key_tile, {}, nullptr};
             std::fill(block.visible, block.visible + rows, key_tile);

@@ -36,6 +36,7 @@ namespace {
 
 // One worker's buffers, carved out of the scratch vector.
 struct TileState {
+    float* q;            // (rows, d_k): the query tile's rows times 1/√d_k
     float* scores;       // (block_rows, stride): one row block's scores, then its P
     float* running_max;  // (rows) m
     float* running_sum;  // (rows) l
@@ -45,13 +46,14 @@ struct TileState {
 
     static std::size_t floats(std::size_t query_tile, std::size_t stride, std::size_t dk, std::size_t packed_keys,
                               std::size_t S) {
-        return round_up(block_rows * stride) + 2 * round_up(query_tile) + round_up(query_tile * dk) +
+        return 2 * round_up(query_tile * dk) + round_up(block_rows * stride) + 2 * round_up(query_tile) +
                round_up(packed_keys) + round_up(value_slab_floats(S, dk));
     }
     static std::size_t round_up(std::size_t n) { return (n + 15) / 16 * 16; }  // 64-byte steps
 
     TileState(float* base, std::size_t query_tile, std::size_t stride, std::size_t dk, std::size_t packed_keys) {
-        scores = base;
+        q = base;
+        scores = q + round_up(query_tile * dk);
         running_max = scores + round_up(block_rows * stride);
         running_sum = running_max + round_up(query_tile);
         accumulator = running_sum + round_up(query_tile);
@@ -100,13 +102,12 @@ ScoreBlock score_block(const TileState& state, const RowBlock& block, std::size_
 // The first score of a query tile that is not a finite number, in (query, key) order over the
 // scores the tile computes: its blocks of rows in order, each over every key tile it sees (an
 // earlier query may hold one further right than the block that failed). Scores are computed again
-// by the same kernel, so the value named is the one the update refused.
+// by the same kernel from the same scaled queries, so the value named is the one the update refused.
 NonFiniteValue first_non_finite_score(const TileKernels& kernels, const HeadsShape& shape,
                                       const ProjectedInputs& in, std::size_t b, std::size_t head, std::size_t q0,
-                                      std::size_t rows, std::size_t tk, const float* keys_packed,
-                                      std::size_t packed_tile, float alpha, float* scores, std::size_t stride) {
-    const std::size_t S = shape.S, D = shape.D, dk = shape.head_width();
-    const float* q = in.q + (b * shape.T + q0) * D + head * dk;
+                                      std::size_t rows, std::size_t tk, const float* scaled_q, const float* keys_packed,
+                                      std::size_t packed_tile, float* scores, std::size_t stride) {
+    const std::size_t S = shape.S, dk = shape.head_width();
     const std::size_t keys = in.causal ? std::min(S, q0 + rows) : S;
     for (std::size_t first = 0; first < rows; first += block_rows) {
         std::size_t first_t = rows, first_s = 0;
@@ -115,8 +116,8 @@ NonFiniteValue first_non_finite_score(const TileKernels& kernels, const HeadsSha
             const RowBlock block =
                 row_block(q0, first, std::min(block_rows, rows - first), k0, std::min(tk, keys - k0), in.causal);
             if (block.columns == 0) continue;
-            kernels.scores(q + first * D, D, block.rows, keys_packed + k0 / tk * packed_tile,
-                           key_panels(block.columns), dk, alpha, scores, stride);
+            kernels.scores(scaled_q + first * dk, dk, block.rows, keys_packed + k0 / tk * packed_tile,
+                           key_panels(block.columns), dk, 1.0f, scores, stride);
             for (std::size_t r = 0; r < block.rows; ++r) {
                 const std::size_t at = attn::detail::first_non_finite(scores + r * stride, block.columns);
                 const std::size_t t = first + r, s = k0 + at;
@@ -167,7 +168,12 @@ struct QueryTileWork {
 QueryTileWork walk_key_tiles(const TiledCall& call, std::size_t b, std::size_t head, std::size_t q0, std::size_t rows,
                              TileState& state, FirstNonFinite& bad) {
     const std::size_t S = call.shape.S, D = call.shape.D, dk = call.shape.head_width();
+    // The tile's queries once scaled by 1/√d_k, as PyTorch scales q before its product, and
+    // contiguous: the scores kernel then needs no pass of its own for alpha (AVX2's ran 5–7 %
+    // faster so, bench/tile_kernels.cpp).
     const float* q = call.in.q + (b * call.shape.T + q0) * D + head * dk;  // (rows, d_k), leading dimension D
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t i = 0; i < dk; ++i) state.q[r * dk + i] = call.alpha * q[r * D + i];
     const float* keep = call.in.keep != nullptr ? call.in.keep + b * S : nullptr;
     std::fill(state.running_max, state.running_max + rows, -std::numeric_limits<float>::infinity());
     std::fill(state.running_sum, state.running_sum + rows, 0.0f);
@@ -184,14 +190,14 @@ QueryTileWork walk_key_tiles(const TiledCall& call, std::size_t b, std::size_t h
             const RowBlock block = row_block(q0, first, std::min(block_rows, rows - first), k0, columns, call.in.causal);
             if (block.columns == 0) continue;  // causal: the whole tile is in these rows' future
             // 1. scores = Q_block K_tileᵀ / √d_k
-            call.kernels.scores(q + first * D, D, block.rows, panels, key_panels(block.columns), dk, call.alpha,
+            call.kernels.scores(state.q + first * dk, dk, block.rows, panels, key_panels(block.columns), dk, 1.0f,
                                 state.scores, call.stride);
             // 2. m, l, P and the rescaled accumulator
             const RunningRows running{state.running_max + first, state.running_sum + first,
                                       state.accumulator + first * dk, dk};
             if (!call.update(score_block(state, block, call.stride, keep_tile, call.in.causal), running)) {
                 bad.offer(first_non_finite_score(call.kernels, call.shape, call.in, b, head, q0, rows, call.tk,
-                                                 state.keys, call.packed_tile, call.alpha, state.scores, call.stride));
+                                                 state.q, state.keys, call.packed_tile, state.scores, call.stride));
                 work.finite = false;
                 return work;
             }
