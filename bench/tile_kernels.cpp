@@ -3,8 +3,8 @@
 // the P·V kernel, at `attn bench mha --no-weights --seq 4096`'s shape (d_k 64, query tiles of 64,
 // key tiles of 512, one head of 4096 keys), next to OpenBLAS's sgemm 1024³ in the same run.
 //
-//   cmake --build build --target attn_fast attn
-//   g++ -O2 -std=c++17 -Iinclude -Isrc bench/tile_kernels.cpp build/libattn_fast.a build/libattn.a -lopenblas
+//   cmake --build build --target attn_fast attn attn_io
+//   g++ -O2 -std=c++17 -Iinclude -Isrc bench/tile_kernels.cpp build/libattn_{fast,,_io}.a -lopenblas
 //   ./a.out
 //
 // The loop is walk_key_tiles's for one query tile over all the head's key tiles, run three times:

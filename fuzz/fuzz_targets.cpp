@@ -8,11 +8,11 @@
 #include "attn/npy.hpp"
 #include "attn/npz.hpp"
 #include "attn/shape.hpp"
-#include "tutor/attention_view.hpp"
-#include "tutor/lesson_document.hpp"
-#include "tutor/tensor_literal.hpp"
-#include "tutor/markdown.hpp"
-#include "tutor/terminal.hpp"
+#include "tutor/views/attention_view.hpp"
+#include "tutor/document/lesson_document.hpp"
+#include "tutor/document/tensor_literal.hpp"
+#include "tutor/document/markdown.hpp"
+#include "tutor/terminal/terminal.hpp"
 
 namespace attn::fuzz {
 

@@ -3,7 +3,7 @@
 # that writes nothing into the source tree.
 #
 # Why: `add_subdirectory(attn)` with -DATTN_BUILD_TUTOR=OFF -DATTN_BUILD_CLI=OFF
-# -DATTN_BUILD_TESTS=OFF must build attn::attn and attn::fast and nothing else (no tutor, no
+# -DATTN_BUILD_TESTS=OFF must build attn::io, attn::attn and attn::fast and nothing else (no tutor, no
 # mistakes, no exercises, no stub programs), get C++17 from the targets' compile features (the
 # consumer sets no standard), link the fast path's BLAS through xtensor-blas's target (the
 # consumer calls attn::fast::multi_head_attention, which calls cblas_sgemm), and leave the source
@@ -63,12 +63,13 @@ if [ -n "$unexpected" ]; then
   exit 1
 fi
 
-say "building attn::attn, attn::fast and a program that calls the fast path"
+say "building attn::io, attn::attn, attn::fast and a program that calls the fast path"
 cmake --build "$work/build" --parallel "$(nproc 2>/dev/null || echo 2)" >"$work/build.log" 2>&1 ||
   { tail -40 "$work/build.log"; say "FAILED: build"; exit 1; }
 "$work/build/consumer" || { say "FAILED: the consumer's number"; exit 1; }
 built=$(find "$work/build" -name '*.a' -printf '%f\n' | sort | tr '\n' ' ')
-[ "$built" = "libattn.a libattn_fast.a " ] || { say "FAILED: built $built, expected libattn.a libattn_fast.a"; exit 1; }
+[ "$built" = "libattn.a libattn_fast.a libattn_io.a " ] ||
+  { say "FAILED: built $built, expected libattn.a libattn_fast.a libattn_io.a"; exit 1; }
 
 # The whole project's configure (tutor, exercises, CLI, tests) writes nothing there either: the
 # exercises' generated files go to the build folder, a student's file is made by `attn exercise`.
@@ -82,4 +83,4 @@ if [ "$before" != "$after" ]; then
   diff <(printf '%s\n' "$before") <(printf '%s\n' "$after") >&2 || true
   exit 1
 fi
-say "ok: only libattn.a and libattn_fast.a were built, the fast path links and computes, configuring left the source tree unchanged"
+say "ok: only libattn_io.a, libattn.a and libattn_fast.a were built, the fast path links and computes, configuring left the source tree unchanged"

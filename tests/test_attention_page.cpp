@@ -1,4 +1,4 @@
-// Tests for tutor/attention_page.hpp: escaping (HTML and script), the numbers the page embeds, a
+// Tests for tutor/views/attention_page.hpp: escaping (HTML and script), the numbers the page embeds, a
 // page that asks the network for nothing and the SVG heatmap (files written all or none:
 // tests/test_files.cpp).
 // tests/browser/view_test.sh renders the page in Chromium; these tests check its text.
@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "attn/error.hpp"
-#include "tutor/attention_page.hpp"
-#include "tutor/attention_picture.hpp"
+#include "tutor/views/attention_page.hpp"
+#include "tutor/views/attention_picture.hpp"
 
 using namespace attn::tutor;
 
@@ -43,10 +43,10 @@ std::string source_file(const std::string& path) {
 
 TEST_CASE("the page's style and script are its asset files, embedded whole", "[attention_page][assets]") {
     const std::string html = render_attention_page(small_heads(), {"Assets", {}}, 0);
-    const std::string css = source_file("src/tutor/assets/attention_page.css");
+    const std::string css = source_file("src/tutor/views/assets/attention_page.css");
     CHECK(occurrences(html, "<style>\n" + css + "</style>") == 1);
     // The script holds RAMP_STOPS where the stops go, laid out as a person would write them.
-    std::string script = source_file("src/tutor/assets/attention_page.js");
+    std::string script = source_file("src/tutor/views/assets/attention_page.js");
     const std::size_t at = script.find("RAMP_STOPS");
     REQUIRE(at != std::string::npos);
     script.replace(at, 10, "[[0, [247, 251, 255]], [0.25, [198, 219, 239]], [0.5, [107, 174, 214]],\n"

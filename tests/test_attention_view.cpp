@@ -1,4 +1,4 @@
-// Tests for tutor/attention_view.hpp: sentences and token files, the deterministic embeddings and
+// Tests for tutor/views/attention_view.hpp: sentences and token files, the deterministic embeddings and
 // positions, the untrained sentence attention, and the checks that keep a wrong tensor (scores,
 // a transposed matrix, PyTorch's NaN rows, tokens that do not fit) from being drawn.
 #include <catch2/catch.hpp>
@@ -9,7 +9,7 @@
 #include "attn/error.hpp"
 #include "attn/npy.hpp"
 #include "support/temp_dir.hpp"
-#include "tutor/attention_view.hpp"
+#include "tutor/views/attention_view.hpp"
 
 using namespace attn::tutor;
 using attn::testing::TempDir;
@@ -85,16 +85,6 @@ TEST_CASE("embeddings and weights are pinned so that every build draws the same 
     const attn::Tensor4 w = sentence_attention({"El", "perro", "va"}, {2, 8, 1});
     CHECK(w(0, 0, 0, 0) == Approx(0.64795486358935417).epsilon(1e-9));
     CHECK(w(0, 1, 2, 1) == Approx(0.1961440400685264).epsilon(1e-9));
-}
-
-TEST_CASE("positions are the sinusoids of Attention Is All You Need", "[attention_view]") {
-    const attn::Matrix pe = sinusoidal_positions(3, 6);
-    CHECK((xt::row(pe, 0) == attn::Vector({0, 1, 0, 1, 0, 1})));
-    CHECK(pe(1, 0) == Approx(std::sin(1.0)));
-    CHECK(pe(1, 1) == Approx(std::cos(1.0)));
-    CHECK(pe(2, 2) == Approx(std::sin(2.0 / std::pow(10000.0, 2.0 / 6.0))));
-    CHECK(pe(2, 5) == Approx(std::cos(2.0 / std::pow(10000.0, 4.0 / 6.0))));
-    CHECK(sinusoidal_positions(2, 5).shape(1) == 5);  // an odd width ends with a sine
 }
 
 TEST_CASE("a sentence's untrained attention is deterministic and each row sums to one", "[attention_view]") {

@@ -1,6 +1,6 @@
-// Tests for attn/bahdanau_attention.hpp: lesson 3's numbers by hand, the split (textbook) form
-// against the concatenation, a direct loop on random inputs, b2 cancelling, B = 1 and S = 1, and
-// the errors that name the arguments.
+// Tests for attn/bahdanau_attention.hpp: lessons/03-bahdanau's numbers by hand, the split
+// (textbook) form against the concatenation, a direct loop on random inputs, b2 cancelling, B = 1
+// and S = 1, and the errors that name the arguments.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <xtensor/xrandom.hpp>
@@ -12,7 +12,7 @@
 
 namespace {
 
-// Seed 001's A and b, with lesson 3's weights.
+// Seed 001's A and b, with lessons/03-bahdanau's weights.
 const attn::Tensor3 A = {{{1, 2, 3}, {2, 2, 3}}, {{4, 5, 6}, {4, 5, 6}}};
 const attn::Matrix b = {{7, 8, 9}, {2, 1, 1}};
 const attn::Matrix W1 = {{0.5, 0, 0, -0.1, 0, 0},  {0, 0.2, 0, 0, -0.1, 0}, {0, 0, 0.1, 0, 0, -0.1},
@@ -46,7 +46,8 @@ TEST_CASE("bahdanau_attention reproduces lesson 3 step by step", "[bahdanau_atte
     // Encoder output first, then the decoder state.
     CHECK_TENSOR_CLOSE(attn::Tensor3({{{1, 2, 3, 7, 8, 9}, {2, 2, 3, 7, 8, 9}}, {{4, 5, 6, 2, 1, 1}, {4, 5, 6, 2, 1, 1}}}),
                        r.concatenated, 0.0, 0.0);
-    // Lesson 3, step 3, by hand (one-decimal arithmetic, so only float rounding separates them).
+    // lessons/03-bahdanau, step 3, by hand (one-decimal arithmetic, so only float rounding
+    // separates them).
     const attn::Tensor3 pre = {{{-0.1, -0.4, -0.7, 0.6, 1.0, 0.3}, {0.4, -0.4, -0.7, 0.3, 1.0, 0.3}},
                                {{1.9, 0.9, 0.4, -0.8, 0.6, -1.1}, {1.9, 0.9, 0.4, -0.8, 0.6, -1.1}}};
     CHECK_TENSOR_CLOSE(pre, r.preactivation, 1e-15, 1e-14);
@@ -80,7 +81,7 @@ TEST_CASE("bahdanau_attention matches a direct loop on random inputs", "[bahdana
 TEST_CASE("the split form W_enc h plus W_dec q equals the concatenation form", "[bahdanau_attention][property][lesson03]") {
     const auto split = attn::bahdanau_split_scores(A, b, W1, b1, w2, b2);
     const auto whole = attn::bahdanau_attention(A, b, W1, b1, w2, b2);
-    // Lesson 3, step 7, by hand: W_enc [1, 2, 3] and W_dec [7, 8, 9].
+    // lessons/03-bahdanau, step 7, by hand: W_enc [1, 2, 3] and W_dec [7, 8, 9].
     CHECK_TENSOR_CLOSE(attn::Vector({0.5, 0.4, 0.3, -0.3, 0.2, -0.6}), xt::view(split.encoder_projection, 0, 0, xt::all()),
                        1e-15, 1e-14);
     CHECK_TENSOR_CLOSE(attn::Vector({-0.7, -0.8, -0.9, 0.7, 0.8, 0.9}), xt::view(split.decoder_projection, 0, xt::all()),

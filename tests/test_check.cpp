@@ -1,4 +1,4 @@
-// Tests for tutor/check.hpp: compare, the one judge of every lesson check, every exercise step and
+// Tests for tutor/lesson/check.hpp: compare, the one judge of every lesson check, every exercise step and
 // the tensor assertions of this suite — the tolerance rule, the written digits, NaN and ±∞, shapes,
 // the element reported, and the one-line summary.
 #include <catch2/catch.hpp>
@@ -6,7 +6,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "tutor/check.hpp"
+#include "tutor/lesson/check.hpp"
 
 using attn::DynamicTensor;
 using attn::tutor::compare;

@@ -53,3 +53,46 @@ TEST_CASE("cli - bench refuses the weights of a long context but not its tiled p
     CHECK(warmup.exit_code == 2);
     CHECK_THAT(warmup.err, Catch::Contains("--warmup must be at least 0 (got -1)"));
 }
+
+TEST_CASE("cli - bench refuses bad options with exit 2 and a message naming the option", "[cli][bench][errors]") {
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"bench", "mha", "--d-model", "10", "--heads", "3"}, "--heads 3 does not divide --d-model 10"},
+        {{"bench", "mha", "--batch", "0"}, "--batch must be at least 1 (got 0)"},
+        {{"bench", "encoder-layer", "--seq=0"}, "--seq must be at least 1 (got 0)"},
+        {{"bench", "encoder-layer", "--d-ff", "0"}, "--d-ff must be at least 1 (got 0)"},
+        {{"bench", "mha", "--threads", "0"}, "--threads must be at least 1 (got 0)"},
+        {{"bench", "mha", "--threads=-2"}, "--threads must be at least 1 (got -2)"},
+        {{"bench", "mha", "--repeat", "0"}, "--repeat must be at least 1 (got 0)"},
+        {{"bench", "mha", "--d-ff", "64"}, "--d-ff applies to encoder-layer only"},
+        {{"bench", "attention"}, "unknown module 'attention'; the modules are: mha, encoder-layer"},
+    };
+    for (const auto& [arguments, message] : cases) {
+        const auto r = run_attn(arguments);
+        INFO(arguments[1] << " " << message << "\n" << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains(message));
+        CHECK(r.out.empty());
+    }
+    CHECK(run_attn({"bench", "mha", "--batch", "two"}).exit_code == 2);  // the parser's own message
+    CHECK(run_attn({"bench"}).exit_code == 2);
+}
+
+TEST_CASE("cli - bench prints one JSON object with the documented keys", "[cli][bench]") {
+    // A tiny shape and one timed call: this checks the output, not the speed.
+    const auto r = run_attn({"bench", "mha", "--batch", "2", "--seq", "5", "--d-model", "8", "--heads", "2",
+                             "--threads", "1", "--repeat", "1", "--json"});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::StartsWith("{\"module\": \"mha\", \"shape\": {\"batch\": 2, \"seq\": 5, \"d_model\": 8, "
+                                        "\"heads\": 2, \"d_ff\": null}") &&
+                          Catch::EndsWith("}\n"));
+    for (const std::string key : {"\"threads\": 1", "\"min_ms\": ", "\"median_ms\": ", "\"gflops\": ", "\"peak_rss_mb\": "}) {
+        CHECK_THAT(r.out, Catch::Contains(key));
+    }
+    const auto table = run_attn({"bench", "encoder-layer", "--batch", "1", "--seq", "4", "--d-model", "8", "--heads",
+                                 "2", "--d-ff", "16", "--threads", "2", "--repeat", "2"});
+    CHECK(table.exit_code == 0);
+    CHECK_THAT(table.out, Catch::Contains("attn bench encoder-layer · float32 · B 1, T 4, D 8, h 2, F 16 · 2 threads") &&
+                              Catch::Contains("GFLOP/s") && Catch::Contains("peak RSS"));
+    CHECK_THAT(run_attn({"bench", "--help"}).out, Catch::Contains("encoder-layer") && Catch::Contains("--d-ff 2048"));
+}

@@ -2,6 +2,7 @@
 // what a class of students can feed the tutor. Each case checks the exit code, a fragment of the
 // message (naming the file — and line, for documents — or the option), that the message holds no
 // control byte, and, where files are written, the output folder's content before and after.
+// Inputs that are not regular files and outputs written all or none: test_cli_hostile_files.cpp.
 // Every run has a time limit: a hang is a failure, not a stuck suite.
 #include <catch2/catch.hpp>
 
@@ -26,12 +27,11 @@
 namespace {
 
 using attn::testing::expect_refused;
-using attn::testing::finished_pid;
 using attn::testing::has_control_byte;
+using attn::testing::save_identity_attention;
 using attn::testing::snapshot;
 using attn::testing::CommandResult;
 using attn::testing::npy_bytes;
-using attn::testing::read_file;
 using attn::testing::run_attn;
 using attn::testing::TempDir;
 using attn::testing::write_file;
@@ -53,21 +53,14 @@ std::string lesson_folder(const TempDir& dir, const std::string& folder, const s
     return lessons;
 }
 
-// A small document for lesson 1's program, with `inputs` and `expects` in place of its blocks.
+// A small document for lessons/01-dot-product's program, with `inputs` and `expects` in place of
+// its blocks.
 std::string lesson_one(const std::string& prose, const std::string& encoder_outputs = "[[[1, 2, 3], [2, 2, 3]],\n [[4, 5, 6], [4, 5, 6]]]",
                        const std::string& expect = "tensor([[50., 57.],\n        [19., 19.]])") {
     return "# Lesson 1 — hostile\n\nIntroduction.\n\n## Step 1 — Inputs\n\n" + prose +
            "\n```attn input encoder_outputs shape=B,S,H\n" + encoder_outputs +
            "\n```\n\n```attn input decoder_output shape=B,H\n[[7, 8, 9],\n [2, 1, 1]]\n```\n\n## Step 2 — Scores\n\n"
            "```attn expect scores shape=B,S\n" + expect + "\n```\n";
-}
-
-// Identity projections of width D, zero biases: the inputs of `attn compute mha` and friends.
-void save_identity_attention(const std::string& in, std::size_t D) {
-    std::vector<double> eye(D * D, 0.0), zeros(D, 0.0);
-    for (std::size_t i = 0; i < D; ++i) eye[i * D + i] = 1.0;
-    for (const char* name : {"w_q", "w_k", "w_v", "w_o"}) save(in + "/" + name + ".npy", {D, D}, eye);
-    for (const char* name : {"b_q", "b_k", "b_v", "b_o"}) save(in + "/" + name + ".npy", {D}, zeros);
 }
 
 }  // namespace
@@ -116,35 +109,6 @@ TEST_CASE("hostile - lesson 5's heads must be a whole number in range", "[cli][h
     }
 }
 
-TEST_CASE("hostile - a FIFO as an input is refused at once", "[cli][hostile]") {
-    TempDir dir;
-    const std::string in = dir.path() + "/in", out = dir.path() + "/out";
-    fs::create_directory(in);
-    save(in + "/decoder_output.npy", {2, 3}, {7, 8, 9, 2, 1, 1});
-    REQUIRE(mkfifo((in + "/encoder_outputs.npy").c_str(), 0600) == 0);  // nobody ever writes to it
-    expect_refused({"compute", "dot", "--in", in, "--out", out}, {"encoder_outputs.npy", "FIFO"});
-    CHECK_FALSE(fs::exists(out));
-    REQUIRE(mkfifo((dir.path() + "/weights.npy").c_str(), 0600) == 0);
-    expect_refused({"heatmap", "--weights", dir.path() + "/weights.npy"}, {"weights.npy", "FIFO"});
-    save(dir.path() + "/w.npy", {2, 2}, {1, 0, 0, 1});
-    REQUIRE(mkfifo((dir.path() + "/tokens.txt").c_str(), 0600) == 0);
-    expect_refused({"heatmap", "--weights", dir.path() + "/w.npy", "--tokens", dir.path() + "/tokens.txt"},
-                   {"the tokens file", "tokens.txt", "FIFO"});
-}
-
-TEST_CASE("hostile - /dev/zero as an input or tokens file is refused, naming it", "[cli][hostile]") {
-    TempDir dir;
-    const std::string in = dir.path() + "/in", out = dir.path() + "/out";
-    fs::create_directory(in);
-    save(in + "/decoder_output.npy", {2, 3}, {7, 8, 9, 2, 1, 1});
-    fs::create_symlink("/dev/zero", in + "/encoder_outputs.npy");
-    expect_refused({"compute", "dot", "--in", in, "--out", out}, {"encoder_outputs.npy", "character device"});
-    save(dir.path() + "/w.npy", {2, 2}, {1, 0, 0, 1});
-    expect_refused({"view", "--weights", dir.path() + "/w.npy", "--tokens", "/dev/zero", "--html", dir.path() + "/x.html"},
-                   {"the tokens file /dev/zero", "character device"});
-    CHECK_FALSE(fs::exists(dir.path() + "/x.html"));
-}
-
 // --- Silent wrong results ------------------------------------------------------------------
 
 TEST_CASE("hostile - scores that overflow float64 are an error in every compute module", "[cli][hostile]") {
@@ -186,122 +150,6 @@ TEST_CASE("hostile - scores that overflow float64 are an error in every compute 
                        {"encoder-layer: multi_head_attention: scores[0, 0, 0, 0] is inf, not a finite number"});
     }
     CHECK_FALSE(fs::exists(out));
-}
-
-// --- All or none ---------------------------------------------------------------------------
-
-TEST_CASE("hostile - when one output cannot be replaced no output is", "[cli][hostile]") {
-    TempDir dir;
-    const std::string in = dir.path() + "/in", out = dir.path() + "/out";
-    fs::create_directory(in);
-    save(in + "/encoder_outputs.npy", {2, 2, 3}, {1, 2, 3, 2, 2, 3, 4, 5, 6, 4, 5, 6});
-    save(in + "/decoder_output.npy", {2, 3}, {7, 8, 9, 2, 1, 1});
-    fs::create_directories(out + "/weights.npy");  // a folder where a file must go
-    write_file(out + "/scores.npy", "old scores");
-    write_file(out + "/context.npy", "old context");
-    const auto before = snapshot(out);
-    expect_refused({"compute", "dot", "--in", in, "--out", out}, {"weights.npy: it is a folder"});
-    CHECK(snapshot(out) == before);
-}
-
-TEST_CASE("hostile - view with one file for --html and --svg is refused before writing", "[cli][hostile]") {
-    TempDir dir;
-    const std::string target = dir.path() + "/same";
-    expect_refused({"view", "--sentence", "El perro va", "--html", target, "--svg", dir.path() + "/./same"},
-                   {"--html", "--svg", "name the same file"});
-    CHECK(snapshot(dir.path()).empty());
-    // Nor is a device replaced (as root, renaming over /dev/null would swap the device out). Through
-    // a link in the test's folder, so that even a regression only replaces the link.
-    fs::create_symlink("/dev/null", dir.path() + "/null.svg");
-    expect_refused({"view", "--sentence", "El perro va", "--svg", dir.path() + "/null.svg"}, {"null.svg: it is a character device"});
-    CHECK(fs::is_symlink(dir.path() + "/null.svg"));
-    CHECK(fs::is_character_file("/dev/null"));
-}
-
-TEST_CASE("hostile - a run killed with SIGKILL leaves the old outputs, and its leftovers go next time", "[cli][hostile]") {
-    TempDir dir;
-    const std::string in = dir.path() + "/in", out = dir.path() + "/out";
-    fs::create_directories(in);
-    fs::create_directories(out);
-    // Weights of (1, 1, 3000, 3000): 36 MB of float32 to stage and fsync, time to be killed in.
-    const std::size_t T = 3000;
-    std::vector<double> x(T * 2);
-    for (std::size_t i = 0; i < x.size(); ++i) x[i] = double(i % 7) / 7.0;
-    save(in + "/query.npy", {1, T, 2}, x, attn::NpyDtype::float32);
-    save(in + "/key.npy", {1, T, 2}, x, attn::NpyDtype::float32);
-    save(in + "/value.npy", {1, T, 2}, x, attn::NpyDtype::float32);
-    save_identity_attention(in, 2);
-    for (const char* name : {"w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o"}) {
-        const auto array = attn::read_npy(in + "/" + name + ".npy");
-        save(in + "/" + name + ".npy", array.shape, array.values, attn::NpyDtype::float32);
-    }
-    write_file(out + "/output.npy", "old output");
-    write_file(out + "/weights.npy", "old weights");
-
-    const pid_t run = attn::testing::start_command(attn::testing::attn_program(),
-                                                   {"compute", "mha", "--heads", "1", "--in", in, "--out", out});
-    // Kill it as soon as it starts staging (or when it finishes first, which the checks allow).
-    bool staging = false;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(time_limit);
-    int status = 0;
-    while (!staging && std::chrono::steady_clock::now() < deadline && waitpid(run, &status, WNOHANG) == 0) {
-        for (const auto& entry : fs::directory_iterator(out)) staging = staging || attn::is_staging_name(entry.path().filename().string());
-        if (!staging) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    kill(run, SIGKILL);
-    waitpid(run, &status, 0);
-    INFO("killed while staging: " << staging);
-
-    // All or none: both outputs old, or both complete .npy files.
-    const auto after = snapshot(out);
-    const bool old = after.at("output.npy") == "old output" && after.at("weights.npy") == "old weights";
-    const bool complete = !old && attn::read_npy(out + "/weights.npy").shape == std::vector<std::size_t>{1, 1, T, T} &&
-                          attn::read_npy(out + "/output.npy").shape == std::vector<std::size_t>{1, T, 2};
-    CHECK((old || complete));
-    if (staging) CHECK(old);
-    // The next run that writes there removes whatever the killed one left behind.
-    const std::size_t small = 3;
-    save(in + "/query.npy", {1, small, 2}, std::vector<double>(small * 2, 0.5), attn::NpyDtype::float32);
-    save(in + "/key.npy", {1, small, 2}, std::vector<double>(small * 2, 0.5), attn::NpyDtype::float32);
-    save(in + "/value.npy", {1, small, 2}, std::vector<double>(small * 2, 0.5), attn::NpyDtype::float32);
-    const auto again = run_attn({"compute", "mha", "--heads", "1", "--in", in, "--out", out}, {}, time_limit);
-    INFO(again.err);
-    CHECK(again.exit_code == 0);
-    std::vector<std::string> names;
-    for (const auto& [name, bytes] : snapshot(out)) names.push_back(name);
-    CHECK(names == std::vector<std::string>{"output.npy", "weights.npy"});
-}
-
-TEST_CASE("hostile - a link planted at a temporary name is not followed", "[cli][hostile]") {
-    TempDir dir;
-    const std::string in = dir.path() + "/in", out = dir.path() + "/out";
-    fs::create_directories(in);
-    fs::create_directories(out);
-    save(in + "/encoder_outputs.npy", {2, 2, 3}, {1, 2, 3, 2, 2, 3, 4, 5, 6, 4, 5, 6});
-    save(in + "/decoder_output.npy", {2, 3}, {7, 8, 9, 2, 1, 1});
-    const std::string victim = dir.path() + "/victim.txt";
-    write_file(victim, "precious");
-    // The old predictable name, and a name of the new form left by a dead process.
-    fs::create_symlink(victim, out + "/.context.npy.tmp-1234");
-    const std::string planted = out + "/.weights.npy.attn-tmp." + std::to_string(finished_pid()) + ".0123456789ab";
-    fs::create_symlink(victim, planted);
-    const auto r = run_attn({"compute", "dot", "--in", in, "--out", out}, {}, time_limit);
-    INFO(r.err);
-    CHECK(r.exit_code == 0);
-    CHECK(read_file(victim) == "precious");
-    CHECK_FALSE(fs::exists(fs::symlink_status(planted)));
-    CHECK(attn::read_npy(out + "/weights.npy").shape == std::vector<std::size_t>{2, 2});
-}
-
-TEST_CASE("hostile - a dangling --out link is named with its target", "[cli][hostile]") {
-    TempDir dir;
-    const std::string in = dir.path() + "/in", out = dir.path() + "/out";
-    fs::create_directories(in);
-    save(in + "/encoder_outputs.npy", {2, 2, 3}, {1, 2, 3, 2, 2, 3, 4, 5, 6, 4, 5, 6});
-    save(in + "/decoder_output.npy", {2, 3}, {7, 8, 9, 2, 1, 1});
-    fs::create_symlink(dir.path() + "/gone", out);
-    expect_refused({"compute", "dot", "--in", in, "--out", out}, {"output folder", "symbolic link to", "gone, which does not exist"});
-    CHECK_FALSE(fs::exists(dir.path() + "/gone"));
 }
 
 // --- Undefined behaviour reachable from input ----------------------------------------------
@@ -412,8 +260,8 @@ TEST_CASE("hostile - 1e400 and nan in a lesson's blocks are format errors naming
 
 TEST_CASE("hostile - heatmap labels that do not fit are found before the walkthrough starts", "[cli][hostile]") {
     TempDir dir;
-    // Three labels for three expected rows: the document agrees with itself, but lesson 1
-    // computes two rows of weights.
+    // Three labels for three expected rows: the document agrees with itself, but
+    // lessons/01-dot-product computes two rows of weights.
     std::string text = lesson_one("");
     text += "\n```attn expect weights shape=B,S heatmap rows=a,b,c\ntensor([[0.5, 0.5],\n        [0.5, 0.5],\n        [0.5, 0.5]])\n```\n";
     const std::string lessons = lesson_folder(dir, "01-dot-product", text);

@@ -29,7 +29,8 @@ void save(const std::string& path, const std::vector<std::size_t>& shape, const 
     write_file(path, attn::encode_npy(shape, values, attn::NpyDtype::float64));
 }
 
-// lesson 5's fixture without its output projection: what a member that is not read would leave.
+// lessons/05-multi-head-attention's fixture without its output projection: what a member that is
+// not read would leave.
 std::string mha_without_output_projection(const TempDir& dir) {
     const std::string in = dir.path() + "/in";
     fs::create_directories(in);

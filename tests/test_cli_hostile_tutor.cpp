@@ -36,8 +36,8 @@ namespace fs = std::filesystem;
 
 const std::string replacement = "\xEF\xBF\xBD";  // U+FFFD, what printable_text puts for a control byte
 
-// A source tree with one exercise, lesson 1's, in a folder named `folder`, with `hints` as its
-// hints.md (no file when empty) and the student's file when `student` is not empty.
+// A source tree with one exercise, lessons/01-dot-product's, in a folder named `folder`, with
+// `hints` as its hints.md (no file when empty) and the student's file when `student` is not empty.
 std::string exercise_tree(const TempDir& dir, const std::string& folder, const std::string& hints,
                           const std::string& student = "") {
     const std::string exercise = dir.path() + "/source/lessons/" + folder + "/exercise";

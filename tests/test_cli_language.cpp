@@ -176,7 +176,7 @@ TEST_CASE("cli language - an exercise run in Spanish names its mistake and its h
 }
 
 TEST_CASE("cli language - exercise 7 run in Spanish names its tile-skip mistake and its hint in Spanish",
-          "[cli][language][exercises]") {
+          "[cli][language][exercises][slow]") {
     TempDir state;
     auto environment = language_environment({});
     environment["ATTN_STATE_DIR"] = state.path();
@@ -199,7 +199,7 @@ TEST_CASE("cli language - exercise 7 run in Spanish names its tile-skip mistake 
 }
 
 TEST_CASE("cli language - exercise 7 in Spanish: the solution passes, the Spanish stub fails as not implemented, in Spanish",
-          "[cli][language][exercises]") {
+          "[cli][language][exercises][slow]") {
     TempDir state;
     auto environment = language_environment({});
     environment["ATTN_STATE_DIR"] = state.path();
@@ -264,7 +264,7 @@ TEST_CASE("cli language - a Spanish stub is its stub's code with Spanish comment
 }
 
 TEST_CASE("cli language - the Spanish stub of exercise 1 fails as not implemented, in Spanish, with the first hint",
-          "[cli][language][exercises]") {
+          "[cli][language][exercises][slow]") {
     TempDir state;
     auto environment = language_environment({});
     environment["ATTN_STATE_DIR"] = state.path();

@@ -44,8 +44,9 @@ std::vector<std::string> english_words_in(const std::string& help) {
     return found;
 }
 
-// Lesson 5 step 12's mha inputs in `in`: query, key and value (1, 3, 4), the (4, 4) projections
-// w_q, w_k, w_v and their zero biases; no w_o (a block without an output projection).
+// lessons/05-multi-head-attention step 12's mha inputs in `in`: query, key and value (1, 3, 4), the
+// (4, 4) projections w_q, w_k, w_v and their zero biases; no w_o (a block without an output
+// projection).
 void write_mha_inputs(const std::string& in) {
     std::filesystem::create_directories(in);
     const std::vector<double> tokens(12, 0.5), square(16, 0.25), bias(4, 0.0);
@@ -62,7 +63,7 @@ std::size_t occurrences(const std::string& text, const std::string& what) {
 
 }  // namespace
 
-TEST_CASE("cli spanish - the help of attn and of every command has no English of its own", "[cli][language]") {
+TEST_CASE("cli spanish - the help of attn and of every command has no English of its own", "[cli][language][slow]") {
     const std::vector<std::vector<std::string>> helps = {
         {"--help"},          {"lesson", "--help"}, {"check", "--help"},    {"list", "--help"},    {"exercise", "--help"},
         {"progress", "--help"}, {"compute", "--help"}, {"run", "--help"}, {"bench", "--help"}, {"heatmap", "--help"},
@@ -164,7 +165,7 @@ TEST_CASE("cli spanish - unknown lesson, exercise, command, module and language,
 TEST_CASE("cli spanish - attn compute in Spanish: its errors, lesson 5's h-divides-D message, what it wrote", "[cli][language]") {
     TempDir folder;
     const std::string in = folder.path() + "/in", out = folder.path() + "/out";
-    // Lesson 5 step 12: D = 4 with h = 3.
+    // lessons/05-multi-head-attention step 12: D = 4 with h = 3.
     write_mha_inputs(in);
 
     const CommandResult refused = run_spanish({"compute", "mha", "--in", in, "--out", out, "--heads", "3"});
@@ -192,7 +193,7 @@ TEST_CASE("cli spanish - attn compute in Spanish: its errors, lesson 5's h-divid
     CHECK_THAT(missing.err, Catch::StartsWith("attn: error: la carpeta de entrada " + folder.path() + "/none no existe"));
 }
 
-TEST_CASE("cli spanish - attn compute's refusals of PyTorch settings in Spanish, and in English without a language", "[cli][language]") {
+TEST_CASE("cli spanish - attn compute's refusals of PyTorch settings in Spanish, and in English without a language", "[cli][language][slow]") {
     TempDir folder;
     // Four folders of the same mha inputs (no w_o), each with its own trouble.
     const std::string plain = folder.path() + "/plain", alias = folder.path() + "/alias", bias_kv = folder.path() + "/bias_kv",
@@ -267,7 +268,7 @@ TEST_CASE("cli spanish - attn compute's refusals of PyTorch settings in Spanish,
                Catch::Contains("PyTorch settings a state_dict does not show") && !Catch::Contains("Ajustes de PyTorch"));
 }
 
-TEST_CASE("cli spanish - attn run, heatmap, view and bench in Spanish, with plural forms for 1 and N", "[cli][language]") {
+TEST_CASE("cli spanish - attn run, heatmap, view and bench in Spanish, with plural forms for 1 and N", "[cli][language][slow]") {
     const CommandResult run = run_spanish({"run", "mha", "--batch", "1", "--seq", "4", "--d-model", "8", "--heads", "2"});
     INFO(run.out << run.err);
     CHECK(run.exit_code == 0);
@@ -335,7 +336,7 @@ TEST_CASE("cli spanish - attn run, heatmap, view and bench in Spanish, with plur
     CHECK(run_spanish({"bench", "mha", "--repeat", "0"}).err == "attn: error: --repeat debe valer al menos 1 (se dio 0)\n");
 }
 
-TEST_CASE("cli spanish - check lines: «en 1 valor», «en N valores», the lesson's totals feminine", "[cli][language]") {
+TEST_CASE("cli spanish - check lines: «en 1 valor», «en N valores», the lesson's totals feminine", "[cli][language][slow]") {
     const CommandResult spanish = run_spanish({"check", "--width", "200"});
     const CommandResult english = run_attn({"check", "--width", "200"}, environment_with({}));
     INFO(spanish.err);

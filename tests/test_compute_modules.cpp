@@ -129,8 +129,9 @@ TEST_CASE("a result that overflows is refused rather than written as NaN", "[com
 }
 
 // ---------------------------------------------------------------------------------------------
-// Lessons 4 and 5: the self-attention and mha modules, whose recorded cases also carry options
-// (MODULE-CASE/options.txt: heads=2, causal=1) and optional inputs (w_o, b_o, attention_mask).
+// lessons/04-causal-self-attention and lessons/05-multi-head-attention: the self-attention and mha
+// modules, whose recorded cases also carry options (MODULE-CASE/options.txt: heads=2, causal=1) and
+// optional inputs (w_o, b_o, attention_mask).
 namespace {
 
 ComputeOptions read_options(const fs::path& case_dir) {

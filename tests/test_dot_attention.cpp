@@ -1,5 +1,5 @@
-// Tests for attn/dot_attention.hpp: lesson 1's numbers by hand, properties, shapes with B = 1
-// and S = 1, and the errors that name the arguments.
+// Tests for attn/dot_attention.hpp: lessons/01-dot-product's numbers by hand, properties, shapes
+// with B = 1 and S = 1, and the errors that name the arguments.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <xtensor/xrandom.hpp>
@@ -10,7 +10,7 @@
 
 namespace {
 
-// Lesson 1's worked example (seed notebook's A and b).
+// lessons/01-dot-product's worked example (seed notebook's A and b).
 const attn::Tensor3 A = {{{1, 2, 3}, {2, 2, 3}}, {{4, 5, 6}, {4, 5, 6}}};
 const attn::Matrix b = {{7, 8, 9}, {2, 1, 1}};
 

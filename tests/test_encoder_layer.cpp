@@ -45,7 +45,8 @@ TEST_CASE("with silent sub-layers post-norm is two layer norms and pre-norm is t
     EncoderLayerOptions options;
     options.heads = 2;
     const auto post = transformer_encoder_layer(x, silent_layer(4, 3), options);
-    // norm(norm(x)) = norm(x) up to eps: the first row is lesson 6's [1.732, −0.577, −0.577, −0.577].
+    // norm(norm(x)) = norm(x) up to eps: the first row is lessons/06-encoder-layer's [1.732,
+    // −0.577, −0.577, −0.577].
     const Tensor3 once = layer_norm(x, xt::ones<double>({4}), xt::zeros<double>({4}));
     CHECK_TENSOR_CLOSE(once, post.after_attention, 0.0, 0.0);
     CHECK_TENSOR_CLOSE(once, post.output, 1e-4, 1e-4);

@@ -261,7 +261,8 @@ TEST_CASE("exercise 7 - the two causal tile skips, equal in some cases, are told
     require_coincidence_in_some_cases_only(e, "tile_skip_off_by_one", "tile_skip_first_query");
     CHECK(diagnose(e, planted(e, "tile_skip_off_by_one")).mistake == "tile_skip_off_by_one");
     CHECK(diagnose(e, planted(e, "tile_skip_first_query")).mistake == "tile_skip_first_query");
-    // l rescaled but not the accumulator: a mistake exercise 7 does not list, and no listed one is named.
+    // l rescaled but not the accumulator: a mistake lessons/07-online-softmax's exercise does not
+    // list, and no listed one is named.
     const auto outcomes = answers(e, [](const Case& c) {
         const Tensor3 Q = c.inputs.at("Q"), K = c.inputs.at("K"), V = c.inputs.at("V");
         const OnlineSoftmaxOptions options{std::size_t(c.inputs.at("query_tile")(0)), std::size_t(c.inputs.at("key_tile")(0)),
@@ -380,8 +381,9 @@ TEST_CASE("every exercise - each step a hint names is a step of the exercise, an
 
 TEST_CASE("every exercise - the pointer names the earliest failing step over every failing case, not the first case's",
           "[exercises][lesson07]") {
-    // Exercise 7: the worked example wrong from running_sum on, every other case wrong from
-    // exponentials on: the pointer is exponentials, in a case where it differs.
+    // lessons/07-online-softmax's exercise: the worked example wrong from running_sum on, every
+    // other case wrong from exponentials on: the pointer is exponentials, in a case where it
+    // differs.
     const Exercise& e = exercise(7);
     const auto order = step_order(e);
     const auto position = [&](const std::string& step) { return std::find(order.begin(), order.end(), step) - order.begin(); };
@@ -398,7 +400,8 @@ TEST_CASE("every exercise - the pointer names the earliest failing step over eve
     CHECK(d.failing_step == "exponentials");
     CHECK_THAT(d.message, Catch::Contains("The first step that differs is 'exponentials' in case \"") &&
                               !Catch::Contains(e.cases.front().name));
-    // Exercise 6: two functions name a step "output": qualified, each in its own place.
+    // lessons/06-encoder-layer's exercise: two functions name a step "output": qualified, each in
+    // its own place.
     const Exercise& six = exercise(6);
     const auto six_order = step_order(six);
     CHECK(std::find(six_order.begin(), six_order.end(), "layer_norm.output") != six_order.end());

@@ -133,11 +133,11 @@ TimedRun run_timed(const std::vector<std::string>& arguments, const std::string&
 
 
 // A correct implementation passes the lesson's exercise: the one written from the lesson document
-// alone (tests/data/exercises/independent/NN.cpp) where there is one, else the lesson's own
-// written-out solution.
+// alone (tests/data/exercises/independent/slug.cpp, named by the lesson folder's slug so that a
+// renumbered lesson keeps it) where there is one, else the lesson's own written-out solution.
 void correct_implementation_passes(const attn::testing::LessonFolder& lesson) {
     const std::string number = std::to_string(lesson.number);
-    std::string independent = fixtures + "independent/" + (lesson.number < 10 ? "0" : "") + number + ".cpp";
+    std::string independent = fixtures + "independent/" + lesson.slug + ".cpp";
     if (!std::filesystem::exists(independent)) independent = lesson.path + "/exercise/solution.cpp";
     TempDir state;
     const auto r = check(lesson.number, independent, state);
@@ -149,7 +149,7 @@ void correct_implementation_passes(const attn::testing::LessonFolder& lesson) {
 
 }  // namespace
 
-TEST_CASE("sandbox - an endless loop is stopped at the time limit, with every process of its group", "[exercises][sandbox]") {
+TEST_CASE("sandbox - an endless loop is stopped at the time limit, with every process of its group", "[exercises][sandbox][slow]") {
     TempDir state;
     const TimedRun run = run_timed({"exercise", "1", "--file", fixtures + "hostile/endless_loop.cpp", "--time-limit", "1"},
                                    state.path());
@@ -167,7 +167,7 @@ TEST_CASE("sandbox - an endless loop is stopped at the time limit, with every pr
 }
 
 TEST_CASE("sandbox - a segmentation fault is reported with its case, and the cases before it keep their results",
-          "[exercises][sandbox]") {
+          "[exercises][sandbox][slow]") {
     TempDir state;
     const auto first = check(1, fixtures + "hostile/segfault.cpp", state);
     INFO(first.out);
@@ -183,17 +183,17 @@ TEST_CASE("sandbox - a segmentation fault is reported with its case, and the cas
                              Catch::Contains("✓ the lesson's worked example"));
 }
 
-TEST_CASE("sandbox - an abort is a crash", "[exercises][sandbox]") {
+TEST_CASE("sandbox - an abort is a crash", "[exercises][sandbox][slow]") {
     expect_run(1, "hostile/abort.cpp", 1, {"your code crashed (", "abort", "inside exercise::dot_attention"});
 }
 
-TEST_CASE("sandbox - throw 42 is reported like an exception, case by case", "[exercises][sandbox]") {
+TEST_CASE("sandbox - throw 42 is reported like an exception, case by case", "[exercises][sandbox][slow]") {
     const auto r = expect_run(1, "hostile/throw_42.cpp", 1,
                               {"your code threw a value of type int, which is not a std::exception", "0 passed, 7 failed"});
     CHECK_THAT(r.out, !Catch::Contains("terminate called"));
 }
 
-TEST_CASE("sandbox - exit(0) in the student's code is a failure, not a pass", "[exercises][sandbox]") {
+TEST_CASE("sandbox - exit(0) in the student's code is a failure, not a pass", "[exercises][sandbox][slow]") {
     TempDir state;
     const auto r = expect_run(1, "hostile/exit_0.cpp", 1,
                               {"your program ended (exit status 0) in case", "before reporting its results", "0 passed, 1 failed, 6 not run"},
@@ -202,7 +202,7 @@ TEST_CASE("sandbox - exit(0) in the student's code is a failure, not a pass", "[
     CHECK_THAT(progress_of(state), Catch::Contains("exercise 1 failing"));
 }
 
-TEST_CASE("sandbox - a link error shows the undefined symbol, demangled, and the student's line", "[exercises][sandbox]") {
+TEST_CASE("sandbox - a link error shows the undefined symbol, demangled, and the student's line", "[exercises][sandbox][slow]") {
     const auto r = expect_run(1, "hostile/link_error.cpp", 1,
                               {"your code does not compile", "undefined reference to `helper_never_defined(",
                                "tests/data/exercises/hostile/link_error.cpp:11"});
@@ -210,7 +210,7 @@ TEST_CASE("sandbox - a link error shows the undefined symbol, demangled, and the
     CHECK_THAT(r.out, !Catch::Contains("Hint"));  // a compile error uses no hint
 }
 
-TEST_CASE("sandbox - calling the library's own implementation is refused before anything runs", "[exercises][sandbox]") {
+TEST_CASE("sandbox - calling the library's own implementation is refused before anything runs", "[exercises][sandbox][slow]") {
     TempDir state;
     const auto r = expect_run(1, "hostile/library_call.cpp", 1,
                               {"asks you to write attn::dot_attention yourself, and your code calls the library's attn::dot_attention"},
@@ -219,13 +219,13 @@ TEST_CASE("sandbox - calling the library's own implementation is refused before 
     CHECK_THAT(progress_of(state), Catch::Contains("exercise 1 failing"));
 }
 
-TEST_CASE("sandbox - an index past the end names the index", "[exercises][sandbox]") {
+TEST_CASE("sandbox - an index past the end names the index", "[exercises][sandbox][slow]") {
     expect_run(1, "hostile/off_by_one.cpp", 1,
                {"your code read or wrote outside a tensor: index 2 is out of bounds for axis 1 with size 2"});
 }
 
 TEST_CASE("sandbox - a write past the end through a pointer is caught where AddressSanitizer is built in",
-          "[exercises][sandbox]") {
+          "[exercises][sandbox][slow]") {
     if (!ATTN_EXERCISE_ASAN) {
         WARN("the student's programs are built without AddressSanitizer here: nothing to check");
         return;
@@ -234,12 +234,12 @@ TEST_CASE("sandbox - a write past the end through a pointer is caught where Addr
                {"your code crashed (heap-buffer-overflow", "tests/data/exercises/hostile/heap_overflow.cpp:12"});
 }
 
-TEST_CASE("sandbox - float accumulators are called float precision", "[exercises][sandbox]") {
+TEST_CASE("sandbox - float accumulators are called float precision", "[exercises][sandbox][slow]") {
     expect_run(1, "hostile/float_precision.cpp", 1,
                {"this looks like float (single) precision", "computes in double", "in full: expected"});
 }
 
-TEST_CASE("sandbox - megabytes of output are capped, and a right answer still passes", "[exercises][sandbox]") {
+TEST_CASE("sandbox - megabytes of output are capped, and a right answer still passes", "[exercises][sandbox][slow]") {
     TempDir state;
     const auto r = check(1, fixtures + "hostile/chatty.cpp", state);
     CHECK(r.exit_code == 0);
@@ -247,16 +247,16 @@ TEST_CASE("sandbox - megabytes of output are capped, and a right answer still pa
     CHECK(r.out.size() < 64 * 1024);
 }
 
-TEST_CASE("sandbox - a memory hog is stopped by the memory limit", "[exercises][sandbox]") {
+TEST_CASE("sandbox - a memory hog is stopped by the memory limit", "[exercises][sandbox][slow]") {
     const auto r = expect_run(1, "hostile/memory_hog.cpp", 1, {"ran out of memory", "the limit is 2048 MiB"});
     CHECK_THAT(r.out, !Catch::Contains("does your code call exit()"));
 }
 
-TEST_CASE("sandbox - garbage on the report channel fails the run", "[exercises][sandbox]") {
+TEST_CASE("sandbox - garbage on the report channel fails the run", "[exercises][sandbox][slow]") {
     expect_run(1, "hostile/report_channel.cpp", 1, {"wrote something the checker cannot read on its report channel"});
 }
 
-TEST_CASE("sandbox - the lessons' own traps are named", "[exercises][sandbox][lesson01][lesson05][lesson06][lesson07]") {
+TEST_CASE("sandbox - the lessons' own traps are named", "[exercises][sandbox][lesson01][lesson05][lesson06][lesson07][slow]") {
     struct Trap {
         int exercise;
         const char* file;
@@ -280,10 +280,33 @@ TEST_CASE("sandbox - the lessons' own traps are named", "[exercises][sandbox][le
     }
 }
 
-ATTN_PER_LESSON_TEST("a correct implementation passes its exercise through attn exercise", "[exercises][sandbox]",
+// Every mistake exercise 8 names, made by a second, independent implementation
+// (tests/data/exercises/independent/positions.cpp with one PLANTED_ macro): the checker's values for each
+// mistake are the values that code gives.
+TEST_CASE("sandbox - each of lesson 8's mistakes made by independent code is named", "[exercises][sandbox][lesson08][slow]") {
+    const std::pair<const char*, const char*> traps[] = {
+        {"planted/sin_cos_swapped.cpp", "in your table, sine and cosine are swapped"},
+        {"planted/exponent_without_two.cpp", "in your table, the exponent is i/d_model"},
+        {"planted/positions_from_one.cpp", "your table counts positions from 1"},
+        {"planted/rope_always_pairs.cpp", "RoPE with layout halves turned the pairs (2i, 2i+1)"},
+        {"planted/rope_always_halves.cpp", "RoPE with layout pairs turned the pairs (i, i + d_k/2)"},
+        {"planted/rope_angle_negated.cpp", "your RoPE turns the other way"},
+        {"planted/rope_exponent_without_two.cpp", "in your rotary_angles, θ_i = base^(−i/d_k)"},
+    };
+    for (const auto& [file, named] : traps) {
+        TempDir state;
+        const auto r = check(8, fixtures + file, state);
+        INFO(file << "\n" << r.out);
+        CHECK(r.exit_code == 1);
+        CHECK_THAT(attn::testing::unwrapped(r.out), Catch::Contains("Your numbers match a classic mistake in every case that can tell it apart: ") &&
+                                                        Catch::Contains(named));
+    }
+}
+
+ATTN_PER_LESSON_TEST("a correct implementation passes its exercise through attn exercise", "[exercises][sandbox][slow]",
                      correct_implementation_passes, attn::testing::with_exercise)
 
-TEST_CASE("sandbox - hints follow the failing step and are used up only by changed numbers", "[exercises][sandbox][lesson01]") {
+TEST_CASE("sandbox - hints follow the failing step and are used up only by changed numbers", "[exercises][sandbox][lesson01][slow]") {
     TempDir state, files;
     const std::string stub = ATTN_SOURCE_DIR "/lessons/01-dot-product/exercise/stub.cpp";
     // The untouched stub shows the first hint, and records it: it is not shown twice.
@@ -329,7 +352,7 @@ TEST_CASE("sandbox - a missing --file and a time limit out of range are bad inpu
     auto r = check(1, state.path() + "/missing.cpp", state);
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("missing.cpp"));
-    r = check(1, fixtures + "independent/01.cpp", state, {"--time-limit", "0"});
+    r = check(1, fixtures + "independent/dot-product.cpp", state, {"--time-limit", "0"});
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("--time-limit"));
 }
@@ -348,7 +371,7 @@ bool remove_written_by_student() {
 
 TEST_CASE("sandbox - the student's program cannot write outside its scratch folder, reach the terminal, signal, "
           "trace or exec, nor open a socket",
-          "[exercises][sandbox][isolation]") {
+          "[exercises][sandbox][isolation][slow]") {
     TempDir state;
     remove_written_by_student();
     auto r = check(1, fixtures + "hostile/reach_outside.cpp", state);
@@ -377,7 +400,7 @@ TEST_CASE("sandbox - the student's program cannot write outside its scratch fold
 
 TEST_CASE("sandbox - a process left behind (new session, double fork, holding the report channel) is stopped, "
           "and the program's end is said as such",
-          "[exercises][sandbox][isolation]") {
+          "[exercises][sandbox][isolation][slow]") {
     for (const std::string mode : {"", "fallback"}) {
         TempDir state;
         const auto r = check(1, fixtures + "hostile/escapee.cpp", state, {}, {{"ATTN_SANDBOX", mode}});
@@ -391,17 +414,17 @@ TEST_CASE("sandbox - a process left behind (new session, double fork, holding th
     }
 }
 
-TEST_CASE("sandbox - escape sequences from the student's program never reach the terminal raw", "[exercises][sandbox]") {
+TEST_CASE("sandbox - escape sequences from the student's program never reach the terminal raw", "[exercises][sandbox][slow]") {
     const auto r = expect_run(1, "hostile/forged_report.cpp", 1, {"your code crashed (undefined behaviour: \\x1b[2J", "\\x1b[2J\\x1b[H"});
     CHECK(r.out.find('\x1b') == std::string::npos);
     CHECK_THAT(r.out, !Catch::Contains("\nExercise 1 passes."));
 }
 
-TEST_CASE("sandbox - the run's nonce is neither in the environment nor in /proc/self/environ", "[exercises][sandbox]") {
+TEST_CASE("sandbox - the run's nonce is neither in the environment nor in /proc/self/environ", "[exercises][sandbox][slow]") {
     expect_run(1, "hostile/static_nonce.cpp", 0, {"7 passed, 0 failed"});
 }
 
-TEST_CASE("sandbox - the exercise's solution and the library's sources cannot be included", "[exercises][sandbox]") {
+TEST_CASE("sandbox - the exercise's solution and the library's sources cannot be included", "[exercises][sandbox][slow]") {
     expect_run(1, "hostile/include_solution.cpp", 1, {"your code does not compile", "solution.cpp: No such file"});
     const auto r = expect_run(1, "hostile/include_library_source.cpp", 1, {});
     CHECK_THAT(one_line(r.out), Catch::Contains("Your file includes src/lib/dot_attention.cpp, which exercise 1 does not allow") ||
@@ -410,7 +433,7 @@ TEST_CASE("sandbox - the exercise's solution and the library's sources cannot be
 }
 
 TEST_CASE("sandbox - one maximum for the whole batch fails where the rows' scores are hundreds apart",
-          "[exercises][sandbox][lesson01]") {
+          "[exercises][sandbox][lesson01][slow]") {
     expect_run(1, "planted/shared_maximum.cpp", 1, {"rows hundreds apart", "The first step that differs is 'weights'"});
 }
 

@@ -1,7 +1,8 @@
-// Tests of src/fast/tile_products.hpp and online_softmax_update.hpp, the kernels of lesson 7's
-// tiled path: every variant this CPU runs (baseline, AVX2 + FMA, AVX-512) against double. The
-// products: over every block height (1 … 6 and more), key counts around the panel width, and head widths
-// that leave every kind of remainder (one vector, 8 floats, single columns). Tolerance: 1e-5
+// Tests of src/fast/tile_products.hpp and online_softmax_update.hpp, the kernels of
+// lessons/07-online-softmax's tiled path: every variant this CPU runs (baseline, AVX2 + FMA,
+// AVX-512) against double. The products: over every block height (1 … 6 and more), key counts
+// around the panel width, and head widths that leave every kind of remainder (one vector, 8
+// floats, single columns). Tolerance: 1e-5
 // absolute plus 1e-5 relative (float32 sums of at most 75 terms of order 1, against double).
 #include <catch2/catch.hpp>
 

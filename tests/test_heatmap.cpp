@@ -1,4 +1,4 @@
-// Tests for tutor/heatmap.hpp: the plain-text grid (NO_COLOR, pipes), the colour grid, labels,
+// Tests for tutor/views/heatmap.hpp: the plain-text grid (NO_COLOR, pipes), the colour grid, labels,
 // one grid per head, label counts that do not fit, the legend, the scale of each grid, and the
 // ramp on a light background.
 #include <catch2/catch.hpp>
@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "attn/error.hpp"
-#include "tutor/heatmap.hpp"
+#include "tutor/views/heatmap.hpp"
 
 using namespace attn::tutor;
 

@@ -8,7 +8,7 @@
 #include "attn/error.hpp"
 #include "support/temp_dir.hpp"
 #include "tutor/language.hpp"
-#include "tutor/tensor_format.hpp"
+#include "tutor/lesson/tensor_format.hpp"
 
 namespace {
 

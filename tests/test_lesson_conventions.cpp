@@ -13,8 +13,8 @@
 #include <sstream>
 
 #include "support/per_lesson.hpp"
-#include "tutor/check.hpp"
-#include "tutor/lessons.hpp"
+#include "tutor/lesson/check.hpp"
+#include "tutor/lesson/lessons.hpp"
 
 namespace {
 

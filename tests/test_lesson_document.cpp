@@ -1,8 +1,8 @@
-// Tests for tutor/lesson_document.hpp: the block format of docs/lesson-format.md, and a
+// Tests for tutor/document/lesson_document.hpp: the block format of docs/lesson-format.md, and a
 // file:line message for each way a document can be malformed.
 #include <catch2/catch.hpp>
 
-#include "tutor/lesson_document.hpp"
+#include "tutor/document/lesson_document.hpp"
 
 using attn::tutor::LessonBlock;
 using attn::tutor::LessonFormatError;

@@ -14,8 +14,8 @@
 #include "support/per_lesson.hpp"
 #include "support/temp_dir.hpp"
 #include "tutor/exercises.hpp"
-#include "tutor/lesson_report.hpp"
-#include "tutor/lessons.hpp"
+#include "tutor/lesson/lesson_report.hpp"
+#include "tutor/lesson/lessons.hpp"
 
 namespace {
 

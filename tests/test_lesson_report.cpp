@@ -1,10 +1,10 @@
-// Tests for tutor/lesson_report.hpp: tensors printed to fit the width (checked against PyTorch's
+// Tests for tutor/lesson/lesson_report.hpp: tensors printed to fit the width (checked against PyTorch's
 // own print at the linewidth it needs), and paths shortened for the screen.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 
-#include "tutor/lesson_report.hpp"
+#include "tutor/lesson/lesson_report.hpp"
 
 using namespace attn::tutor;
 

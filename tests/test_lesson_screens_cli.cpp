@@ -35,13 +35,15 @@ TEST_CASE("lesson screens - a lesson is found by number, slug in any case and fo
 }
 
 TEST_CASE("lesson screens - inputs written as whole numbers print as int64, 0/1 flags as a tensor", "[cli][lessons][lesson06][lesson07]") {
-    // Lesson 6's sizes, written [1, 4, 512, 8, 2048]: what print(torch.tensor([1, 4, 512, 8, 2048])) shows.
+    // lessons/06-encoder-layer's sizes, written [1, 4, 512, 8, 2048]: what print(torch.tensor([1,
+    // 4, 512, 8, 2048])) shows.
     const auto six = run_attn({"lesson", "6", "--no-pause", "--width", "80"});
     REQUIRE(six.exit_code == 0);
     CHECK_THAT(six.out, Catch::Contains("  tensor([   1,    4,  512,    8, 2048])\n"));
     CHECK_THAT(six.out, Catch::Contains("  tensor([6])\n"));
     CHECK_THAT(six.out, !Catch::Contains("5.1200e+02"));
-    // Lesson 7's tiles computed (1) or skipped (0): PyTorch's print, no shaded grid and no min/max legend.
+    // lessons/07-online-softmax's tiles computed (1) or skipped (0): PyTorch's print, no shaded
+    // grid and no min/max legend.
     const auto seven = run_attn({"lesson", "7", "--no-pause", "--width", "80"});
     REQUIRE(seven.exit_code == 0);
     const std::size_t at = seven.out.find("\n  tile_computed ");
@@ -54,7 +56,8 @@ TEST_CASE("lesson screens - inputs written as whole numbers print as int64, 0/1 
 TEST_CASE("lesson screens - inputs seen before are one line; --all-inputs shows them whole", "[cli][lessons][lesson06]") {
     const auto brief = run_attn({"lesson", "6", "--no-pause", "--width", "80", "--step", "4"});
     REQUIRE(brief.exit_code == 0);
-    // Lesson 5's weights, marked brief in lesson 6: name, shape and the document's line.
+    // lessons/05-multi-head-attention's weights, marked brief in lessons/06-encoder-layer: name,
+    // shape and the document's line.
     for (const std::string name : {"w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o"}) {
         CHECK_THAT(brief.out, Catch::Contains("  input " + name + "  (D") && Catch::Contains(" · written in README.md:"));
     }
@@ -112,7 +115,8 @@ std::vector<std::string> lines_in(const std::string& text) {
 TEST_CASE("lesson screens - at 80x24 a heat map's caption, grid and legend share a screen, and so do a diagram's lines",
           "[cli][lessons][lesson04][lesson05]") {
     for (const std::string language : {"en", "es"}) {
-        // Lesson 5, steps 9 to 11: four (B, h) grids of three queries each, about 26 rows in all.
+        // lessons/05-multi-head-attention, steps 9 to 11: four (B, h) grids of three queries each,
+        // about 26 rows in all.
         for (const std::string step : {"9", "10", "11"}) {
             const auto r = run_attn({"lesson", "5", "--screens", "--width", "80", "--height", "24", "--step", step, "--lang", language});
             REQUIRE(r.exit_code == 0);
@@ -130,7 +134,7 @@ TEST_CASE("lesson screens - at 80x24 a heat map's caption, grid and legend share
             }
             CHECK(captions >= 4);
         }
-        // Lesson 4, step 11: the two alignments' captions and their grids.
+        // lessons/04-causal-self-attention, step 11: the two alignments' captions and their grids.
         const auto four = run_attn({"lesson", "4", "--screens", "--width", "80", "--height", "24", "--step", "11", "--lang", language});
         REQUIRE(four.exit_code == 0);
         // The screen that shows the diagram's first caption line ("triu(ones(T, S), 1) …" in both

@@ -2,13 +2,14 @@
 // (support/per_lesson.hpp). Plus the
 // errors a lesson author sees when a document and its program disagree.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
 #include "support/per_lesson.hpp"
 #include "support/temp_dir.hpp"
-#include "tutor/lesson_report.hpp"
-#include "tutor/lessons.hpp"
+#include "tutor/lesson/lesson_report.hpp"
+#include "tutor/lesson/lessons.hpp"
 
 namespace {
 
@@ -107,6 +108,19 @@ TEST_CASE("every lesson folder has a program and every program a folder", "[less
         INFO(program.slug);
         CHECK_NOTHROW(find_lesson(lessons, program.slug));
     }
+}
+
+TEST_CASE("the per-lesson tests are registered for every lesson the tutor lists", "[lessons]") {
+    // The tests' own discovery (support/per_lesson.hpp) against the tutor's: a lesson missed by
+    // one of them would silently have no per-lesson tests.
+    const auto lessons = list_lessons(lessons_dir);
+    const auto& folders = attn::testing::lesson_folders();
+    REQUIRE(folders.size() >= 7);  // the lessons are really there
+    std::vector<std::pair<int, std::string>> listed, found;
+    for (const auto& lesson : lessons) listed.emplace_back(lesson.number, lesson.slug);
+    for (const auto& folder : folders) found.emplace_back(folder.number, folder.slug);
+    std::sort(listed.begin(), listed.end());
+    CHECK(found == listed);
 }
 
 TEST_CASE("lessons are found by number or slug and a typo lists them", "[lessons]") {

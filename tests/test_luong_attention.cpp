@@ -1,6 +1,6 @@
-// Tests for attn/luong_attention.hpp: lesson 2's numbers by hand, W_a = I giving lesson 1 back,
-// the transpose relation between the two weight layouts, the concat score by hand, B = 1 and
-// S = 1, and the errors that name the arguments.
+// Tests for attn/luong_attention.hpp: lessons/02-luong's numbers by hand, W_a = I giving
+// lessons/01-dot-product back, the transpose relation between the two weight layouts, the concat
+// score by hand, B = 1 and S = 1, and the errors that name the arguments.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <xtensor/xmanipulation.hpp>
@@ -13,7 +13,7 @@
 
 namespace {
 
-// Seed 001's A and b, with lesson 2's W_a.
+// Seed 001's A and b, with lessons/02-luong's W_a.
 const attn::Tensor3 A = {{{1, 2, 3}, {2, 2, 3}}, {{4, 5, 6}, {4, 5, 6}}};
 const attn::Matrix b = {{7, 8, 9}, {2, 1, 1}};
 const attn::Matrix W = {{1, 0, 0}, {0, 1, 0}, {-1, 0, 1}};
@@ -59,7 +59,7 @@ TEST_CASE("the matmul layout of the seed is the nn.Linear layout with W transpos
                        1e-12, 1e-12);
     CHECK_TENSOR_CLOSE(row_vector_scores(keys, query, transposed), attn::luong_general_attention(keys, query, weight).scores,
                        1e-12, 1e-12);
-    // With lesson 2's numbers: the seed's first version scores 29 and 36, 7 and 7.
+    // With lessons/02-luong's numbers: the seed's first version scores 29 and 36, 7 and 7.
     CHECK_TENSOR_CLOSE(attn::Matrix({{29, 36}, {7, 7}}), row_vector_scores(A, b, W), 0.0, 0.0);
     CHECK_TENSOR_CLOSE(attn::Matrix({{29, 36}, {7, 7}}), attn::luong_general_attention(A, b, xt::transpose(W)).scores, 0.0, 0.0);
 }

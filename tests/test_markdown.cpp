@@ -1,12 +1,12 @@
-// Tests for tutor/markdown.hpp and tutor/markdown_table.hpp: prose, tables and formula blocks
+// Tests for tutor/document/markdown.hpp and tutor/document/markdown_table.hpp: prose, tables and formula blocks
 // laid out within the width; inputs that once threw.
 #include <catch2/catch.hpp>
 
 #include <random>
 
-#include "tutor/markdown.hpp"
-#include "tutor/markdown_table.hpp"
-#include "tutor/text_layout.hpp"
+#include "tutor/document/markdown.hpp"
+#include "tutor/document/markdown_table.hpp"
+#include "tutor/terminal/text_layout.hpp"
 
 using namespace attn::tutor;
 

@@ -72,7 +72,7 @@ TEST_CASE("a 3-D tensor times one matrix applies it to every row, as nn.Linear d
 }
 
 TEST_CASE("matvec and vecmat are lesson 1's scores and context", "[matmul][lesson01]") {
-    // Lesson 1's worked example: scores h̄_s · h_t = 50, 57 and 19, 19.
+    // lessons/01-dot-product's worked example: scores h̄_s · h_t = 50, 57 and 19, 19.
     const attn::Tensor3 encoder_outputs = {{{1, 2, 3}, {2, 2, 3}}, {{4, 5, 6}, {4, 5, 6}}};
     const attn::Matrix decoder_output = {{7, 8, 9}, {2, 1, 1}};
     CHECK_TENSOR_CLOSE(attn::Matrix({{50, 57}, {19, 19}}), attn::matvec(encoder_outputs, decoder_output), 0.0, 0.0);

@@ -1,6 +1,7 @@
-// Tests for the classic mistakes of lessons 1 to 4 (exercises/NN-slug/mistakes.hpp): each computes
-// what its name says, and differs from the correct result on its lesson's worked example (a mistake
-// that gives the right numbers could not be diagnosed).
+// Tests for the classic mistakes of lessons/01-dot-product to lessons/04-causal-self-attention
+// (lessons/NN-slug/exercise/mistakes.hpp): each computes what its name says, and differs from the
+// correct result on its lesson's worked example (a mistake that gives the right numbers could not
+// be diagnosed).
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
@@ -12,10 +13,10 @@
 #include "04-causal-self-attention/exercise/mistakes.hpp"
 #include "attn/softmax.hpp"
 #include "support/tensor_match.hpp"
-#include "tutor/check.hpp"
+#include "tutor/lesson/check.hpp"
 
 namespace {
-// Lesson 1's worked example.
+// lessons/01-dot-product's worked example.
 const attn::Tensor3 A = {{{1, 2, 3}, {2, 2, 3}}, {{4, 5, 6}, {4, 5, 6}}};
 const attn::Matrix b = {{7, 8, 9}, {2, 1, 1}};
 const double inf = std::numeric_limits<double>::infinity();
@@ -60,7 +61,7 @@ TEST_CASE("a softmax without the maximum subtracted is right for small scores an
     CHECK(std::isnan(wrong(1, 0)));  // every e^x underflows to 0: 0 / 0
     const attn::Tensor3 hidden = {{{-inf, -inf}}};
     CHECK(std::isnan(attn::mistakes::softmax_without_max_subtraction(hidden)(0, 0, 0)));
-    // Through lesson 1's steps: the context is NaN where the weights are.
+    // Through lessons/01-dot-product's steps: the context is NaN where the weights are.
     const attn::Tensor3 big = A * 20.0;  // scores 1000 and 1140
     const auto right = attn::dot_attention(big, b);
     const auto unshifted = attn::mistakes::unshifted_softmax(right, big);
@@ -69,21 +70,23 @@ TEST_CASE("a softmax without the maximum subtracted is right for small scores an
 }
 
 // ---------------------------------------------------------------------------------------------
-// Lessons 2 to 4: Luong, Bahdanau, causal self-attention, on each lesson's worked example.
+// lessons/02-luong to lessons/04-causal-self-attention: Luong, Bahdanau, causal self-attention, on
+// each lesson's worked example.
 
 namespace {
 
-// Lesson 2's W_a: the third feature becomes third minus first.
+// lessons/02-luong's W_a: the third feature becomes third minus first.
 const attn::Matrix luong_W = {{1, 0, 0}, {0, 1, 0}, {-1, 0, 1}};
 
-// Lesson 3's additive layers.
+// lessons/03-bahdanau's additive layers.
 const attn::Matrix bahdanau_W1 = {{0.5, 0, 0, -0.1, 0, 0},  {0, 0.2, 0, 0, -0.1, 0}, {0, 0, 0.1, 0, 0, -0.1},
                                   {-0.3, 0, 0, 0.1, 0, 0},  {0, 0.1, 0, 0, 0.1, 0},  {0, 0, -0.2, 0, 0, 0.1}};
 const attn::Vector bahdanau_b1 = {0.1, 0, -0.1, 0.2, 0, 0};
 const attn::Matrix bahdanau_w2 = {{1, -1, 0.5, 1, 0.5, -0.5}};
 const attn::Vector bahdanau_b2 = {0.3};
 
-// Lesson 4's seed 002 queries, keys and values (B = 1, T = S = 4, d_k = d_v = 3).
+// Seed 002's queries, keys and values (B = 1, T = S = 4, d_k = d_v = 3), from
+// lessons/04-causal-self-attention.
 const attn::Tensor3 Q4 = {{{0.0, 0.0, 0.0}, {1, 1, 1}, {0.2, 0.2, 0.2}, {0.3, 0.3, 0.3}}};
 const attn::Tensor3 K4 = {{{0.1, 0.1, 0.1}, {0.2, 0.2, 0.2}, {0.3, 0.3, 0.3}, {0.4, 0.4, 0.4}}};
 const attn::Tensor3 V4 = {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0, 1, 1}}};
@@ -106,13 +109,13 @@ attn::ScaledDotProductAttentionResult causal_lesson4() { return causal(Q4, K4, V
 TEST_CASE("W where its transpose was meant computes the seed's first LuAttention and differs on lesson 2",
           "[mistakes][lesson02]") {
     const auto wrong = attn::mistakes::luong_weight_transposed(A, b, luong_W);
-    // encoder_outputs @ W: [1, 2, 3] W = [-2, 2, 3], as lesson 2 step 7 works out by hand.
+    // encoder_outputs @ W: [1, 2, 3] W = [-2, 2, 3], as lessons/02-luong step 7 works out by hand.
     CHECK_TENSOR_CLOSE(attn::Tensor3({{{-2, 2, 3}, {-1, 2, 3}}, {{-2, 5, 6}, {-2, 5, 6}}}), wrong.projected, 1e-12, 0.0);
     CHECK_TENSOR_CLOSE(attn::Matrix({{29, 36}, {7, 7}}), wrong.scores, 1e-12, 0.0);
     const auto right = attn::luong_general_attention(A, b, luong_W);
     CHECK(differ(right.scores, wrong.scores));
     CHECK(differ(right.context, wrong.context));
-    // A symmetric W_a hides the mistake: the identity gives lesson 1 both ways.
+    // A symmetric W_a hides the mistake: the identity gives lessons/01-dot-product both ways.
     const attn::Matrix identity = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     CHECK_TENSOR_CLOSE(attn::luong_general_attention(A, b, identity).scores,
                        attn::mistakes::luong_weight_transposed(A, b, identity).scores, 1e-12, 0.0);
@@ -158,7 +161,7 @@ TEST_CASE("Bahdanau attention through a reshape instead of a transpose gives les
         bahdanau_w2, bahdanau_b2);
     const auto right = attn::bahdanau_attention(A, b, bahdanau_W1, bahdanau_b1, bahdanau_w2, bahdanau_b2);
     CHECK_TENSOR_CLOSE(right.concatenated, wrong.concatenated, 0.0, 0.0);
-    // The values lesson 3 prints from the seed's own reshape code (4 decimals).
+    // The values lessons/03-bahdanau prints from the seed's own reshape code (4 decimals).
     CHECK_TENSOR_CLOSE(attn::Matrix({{0.5184, 0.4816}, {0.4948, 0.5052}}), wrong.weights, 5e-5, 0.0);
     CHECK(differ(right.preactivation, wrong.preactivation));
     CHECK(differ(right.weights, wrong.weights));
@@ -220,8 +223,9 @@ TEST_CASE("causal attention with the softmax over the queries normalises columns
     CHECK(wrong.weights(0, 3, 3) == 1.0);  // key 3 is visible to query 3 alone
     CHECK(differ(right.weights, wrong.weights));
     CHECK(differ(right.output, wrong.output));
-    // Two queries over four keys (lesson 4 step 11): keys 2 and 3 are hidden from both, and their
-    // columns become NaN, as torch.softmax(masked, dim=1) gives them; so does every output.
+    // Two queries over four keys (lessons/04-causal-self-attention step 11): keys 2 and 3 are
+    // hidden from both, and their columns become NaN, as torch.softmax(masked, dim=1) gives them;
+    // so does every output.
     const attn::Tensor3 two_queries = {{{1, 1, 1}, {0.3, 0.3, 0.3}}};
     const auto cross = attn::mistakes::softmax_over_queries(causal(two_queries, K4, V4), V4);
     CHECK(cross.weights(0, 0, 0) + cross.weights(0, 1, 0) == Approx(1.0).margin(1e-12));
@@ -248,7 +252,7 @@ TEST_CASE("causal scores multiplied by the 0/1 mask give lesson 4 step 9's weigh
     const auto wrong = attn::mistakes::causal_scores_multiplied_by_mask(causal_lesson4(), V4);
     const auto right = causal_lesson4();
     CHECK(wrong.masked_scores(0, 1, 2) == 0.0);
-    // The values lesson 4 prints as multiplied_weights (4 decimals).
+    // The values lessons/04-causal-self-attention prints as multiplied_weights (4 decimals).
     CHECK_TENSOR_CLOSE(attn::Tensor3({{{0.2500, 0.2500, 0.2500, 0.2500}, {0.2583, 0.3072, 0.2172, 0.2172},
                                        {0.2455, 0.2542, 0.2631, 0.2372}, {0.2309, 0.2432, 0.2561, 0.2698}}}),
                        wrong.weights, 5e-5, 0.0);

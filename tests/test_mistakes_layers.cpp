@@ -1,5 +1,6 @@
-// Tests for the classic mistakes of lessons 5 and 6 (exercises/NN-slug/mistakes.hpp): each
-// computes what its name says, and differs from the correct result on its lesson's worked example.
+// Tests for the classic mistakes of lessons/05-multi-head-attention and lessons/06-encoder-layer
+// (lessons/NN-slug/exercise/mistakes.hpp): each computes what its name says, and differs from the
+// correct result on its lesson's worked example.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <optional>
@@ -9,13 +10,14 @@
 #include "06-encoder-layer/exercise/mistakes.hpp"
 #include "attn/error.hpp"
 #include "support/tensor_match.hpp"
-#include "tutor/check.hpp"
-#include "tutor/lesson_document.hpp"
+#include "tutor/lesson/check.hpp"
+#include "tutor/document/lesson_document.hpp"
 #include "tutor/named_weights.hpp"
 
 namespace lessons56 {
 
-// Lesson 5's worked example: "the cat sat", D = 4, h = 2 (lessons/05-multi-head-attention/README.md, step 1).
+// lessons/05-multi-head-attention's worked example: "the cat sat", D = 4, h = 2
+// (lessons/05-multi-head-attention/README.md, step 1).
 const attn::Tensor3 x5 = {{{1, 0, 1, 0}, {0, 2, 0, 1}, {1, 1, 0, 2}}};
 // Step 9's padded batch and its attention_mask.
 const attn::Tensor3 batch5 = {{{1, 0, 1, 0}, {0, 2, 0, 1}, {1, 1, 0, 2}}, {{0, 1, 1, 0}, {2, 0, 0, 1}, {0, 0, 0, 0}}};
@@ -40,7 +42,8 @@ attn::MultiHeadAttentionResult right5(const attn::Tensor3& x, const std::optiona
     return attn::multi_head_attention(x, x, x, lesson5_weights(), 2, options);
 }
 
-// Lesson 6's worked layer (lessons/06-encoder-layer/README.md, step 3), read from the document.
+// lessons/06-encoder-layer's worked layer (lessons/06-encoder-layer/README.md, step 3), read from
+// the document.
 struct WorkedLayer {
     attn::Tensor3 x;
     attn::EncoderLayerWeights weights;
@@ -61,7 +64,7 @@ attn::EncoderLayerOptions lesson6_options(bool norm_first) {
     return options;
 }
 
-// Lesson 6 step 1's rows, weight 1 and bias 0.
+// lessons/06-encoder-layer step 1's rows, weight 1 and bias 0.
 const attn::Matrix rows6 = {{0, 1, 2, 3, 4}, {5, 6, 7, 8, 9}};
 const attn::Vector ones5 = {1, 1, 1, 1, 1}, zeros5 = {0, 0, 0, 0, 0};
 
@@ -106,7 +109,7 @@ TEST_CASE("multi-head attention without the scale gives lesson 5 step 8's unscal
     const auto right = right5(x5);
     const auto wrong = attn::mistakes::heads_scaled_by(right, lesson5_weights(), std::nullopt, 1.0);
     CHECK_TENSOR_CLOSE(right.scores * std::sqrt(2.0), wrong.scores, 1e-12, 1e-12);
-    // The values lesson 5 prints as output_unscaled (4 decimals).
+    // The values lessons/05-multi-head-attention prints as output_unscaled (4 decimals).
     CHECK_TENSOR_CLOSE(attn::Tensor3({{{3.2181, 1.8503, 1.1547, 0.0951}, {3.3098, 2.2731, 1.2627, 0.5407},
                                        {2.5838, 2.5222, 0.5364, 0.5465}}}),
                        wrong.output, 5e-5, 0.0);
@@ -229,7 +232,7 @@ TEST_CASE("layer norm with the unbiased variance shrinks lesson 6's rows", "[mis
     const double s = std::sqrt(2.5 + 1e-5);
     CHECK_TENSOR_CLOSE(attn::Matrix({{-2 / s, -1 / s, 0, 1 / s, 2 / s}, {-2 / s, -1 / s, 0, 1 / s, 2 / s}}), wrong.output, 1e-12, 1e-12);
     CHECK(distinct(right.output, wrong.output));
-    // Lesson 6 step 2's row: 0.75 / √(1/4 + eps), about 1.5 instead of 1.732.
+    // lessons/06-encoder-layer step 2's row: 0.75 / √(1/4 + eps), about 1.5 instead of 1.732.
     const attn::Matrix one_hot = {{1, 0, 0, 0}};
     const attn::Vector ones4 = {1, 1, 1, 1}, zeros4 = {0, 0, 0, 0};
     CHECK(attn::mistakes::layer_norm_unbiased_variance(one_hot, ones4, zeros4, 1e-5).output(0, 0) ==
@@ -261,7 +264,7 @@ TEST_CASE("the Annotated Transformer's layer norm as a mistake gives lesson 6 st
     using namespace lessons56;
     const auto wrong = attn::mistakes::layer_norm_annotated_transformer(rows6, ones5, zeros5, 1e-5);
     CHECK_TENSOR_CLOSE(attn::annotated_layer_norm(rows6, ones5, zeros5, 1e-5).output, wrong.output, 0.0, 0.0);
-    // The values lesson 6 prints as annotated (4 decimals).
+    // The values lessons/06-encoder-layer prints as annotated (4 decimals).
     CHECK_TENSOR_CLOSE(attn::Matrix({{-1.2649, -0.6325, 0, 0.6325, 1.2649}, {-1.2649, -0.6325, 0, 0.6325, 1.2649}}), wrong.output,
                        5e-5, 0.0);
     CHECK(distinct(attn::layer_norm(rows6, ones5, zeros5).output, wrong.output));
@@ -294,7 +297,8 @@ TEST_CASE("swapped norms give lesson 6's pre-norm output for post-norm and the r
     using namespace lessons56;
     const auto [x6, weights] = lesson6_layer();
     const auto wrong = attn::mistakes::norms_swapped(x6, weights, lesson6_options(false));
-    // The values lesson 6 prints as prenorm_output (4 decimals), read from the document.
+    // The values lessons/06-encoder-layer prints as prenorm_output (4 decimals), read from the
+    // document.
     const auto document = attn::tutor::read_lesson_document(ATTN_SOURCE_DIR "/lessons/06-encoder-layer/README.md");
     attn::DynamicTensor prenorm_output;
     for (const auto& block : document.blocks) {

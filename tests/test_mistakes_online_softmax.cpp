@@ -1,7 +1,8 @@
-// Tests for lesson 7's classic mistakes (lessons/07-online-softmax/exercise/mistakes.hpp): each
-// computes what its name says, written out by formula on the lesson's worked example (one query,
-// scores 2, 1 | 3, 0 in two tiles of two) or on a causal batch, and differs from the right result
-// (a mistake that gives the right numbers could not be diagnosed).
+// Tests for lessons/07-online-softmax's classic mistakes
+// (lessons/07-online-softmax/exercise/mistakes.hpp): each computes what its name says, written out
+// by formula on the lesson's worked example (one query, scores 2, 1 | 3, 0 in two tiles of two) or
+// on a causal batch, and differs from the right result (a mistake that gives the right numbers
+// could not be diagnosed).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -11,14 +12,14 @@
 #include "07-online-softmax/exercise/mistakes.hpp"
 #include "07-online-softmax/exercise/trace_steps.hpp"
 #include "support/tensor_match.hpp"
-#include "tutor/check.hpp"
+#include "tutor/lesson/check.hpp"
 
 namespace {
 
 using attn::OnlineSoftmaxOptions;
 using attn::OnlineSoftmaxResult;
 
-// Lesson 7's worked example.
+// lessons/07-online-softmax's worked example.
 const attn::Tensor3 Q = {{{2, 0, 1, 1}}};
 const attn::Tensor3 K = {{{1, 1, 1, 1}, {0, 3, 1, 1}, {2, 1, 1, 1}, {1, 0, -1, -1}}};
 const attn::Tensor3 V = {{{1, 0}, {0, 1}, {1, 1}, {2, 0}}};
@@ -26,8 +27,8 @@ const double e1 = std::exp(-1.0), e2 = std::exp(-2.0), e3 = std::exp(-3.0);
 
 OnlineSoftmaxResult right_of_example() { return attn::online_softmax_attention(Q, K, V, OnlineSoftmaxOptions{1, 2, false}); }
 
-// Query t's attention over keys 0 … last only (lesson 4's, written out): what a query gets when
-// the keys after `last` are lost.
+// Query t's attention over keys 0 … last only (lessons/04-causal-self-attention's, written out):
+// what a query gets when the keys after `last` are lost.
 attn::Vector attention_over_first_keys(const attn::Tensor3& q, const attn::Tensor3& k, const attn::Tensor3& v, std::size_t t,
                                        std::size_t last) {
     const double scale = 1.0 / std::sqrt(double(q.shape(2)));
@@ -79,7 +80,8 @@ TEST_CASE("the accumulator rescaled by e^(m_new - m_old) is NaN from the first t
 TEST_CASE("dividing by l after every tile adds the second tile to a mean on lesson 7's example", "[mistakes][lesson07]") {
     const auto right = right_of_example();
     const auto wrong = attn::mistakes::online_divided_per_tile(right, V);
-    // After tile 0 the running output [1, e^-1] / (1 + e^-1) = [0.7311, 0.2689] (lesson 7, step 4).
+    // After tile 0 the running output [1, e^-1] / (1 + e^-1) = [0.7311, 0.2689]
+    // (lessons/07-online-softmax, step 4).
     const double l0 = 1 + e1, l1 = e1 * l0 + 1 + e3;
     CHECK_TENSOR_CLOSE(attn::Matrix({{1 / l0, e1 / l0}}), wrong.trace[0].accumulator, 1e-15, 1e-14);
     const attn::Matrix second = {{(e1 / l0 + 1 + 2 * e3) / l1, (e1 * e1 / l0 + 1) / l1}};

@@ -1,7 +1,8 @@
-// Tests for attn/online_softmax_attention.hpp: lesson 7's worked example written out by formula
-// (its trace tile by tile), agreement with attn::scaled_dot_product_attention on random inputs
-// (causal or not, both alignments, T ≠ S, ragged last tiles, tiles of 1 and tiles larger than S,
-// padding and a fully masked query), the causal tile skip, the non-finite policy, and errors.
+// Tests for attn/online_softmax_attention.hpp: lessons/07-online-softmax's worked example written
+// out by formula (its trace tile by tile), agreement with attn::scaled_dot_product_attention on
+// random inputs (causal or not, both alignments, T ≠ S, ragged last tiles, tiles of 1 and tiles
+// larger than S, padding and a fully masked query), the causal tile skip, the non-finite policy,
+// and errors.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
@@ -16,7 +17,8 @@ namespace {
 
 const double inf = std::numeric_limits<double>::infinity();
 
-// Lesson 7's worked example: scores q·k / √4 = 2, 1 | 3, 0 in two tiles of two keys.
+// lessons/07-online-softmax's worked example: scores q·k / √4 = 2, 1 | 3, 0 in two tiles of two
+// keys.
 const attn::Tensor3 example_Q = {{{2, 0, 1, 1}}};
 const attn::Tensor3 example_K = {{{1, 1, 1, 1}, {0, 3, 1, 1}, {2, 1, 1, 1}, {1, 0, -1, -1}}};
 const attn::Tensor3 example_V = {{{1, 0}, {0, 1}, {1, 1}, {2, 0}}};
@@ -30,7 +32,7 @@ attn::AttentionOptions standard_options(const attn::OnlineSoftmaxOptions& online
     return options;
 }
 
-// The online output against lesson 4's on the same inputs and options.
+// The online output against lessons/04-causal-self-attention's on the same inputs and options.
 void check_agrees_with_standard(const attn::Tensor3& Q, const attn::Tensor3& K, const attn::Tensor3& V,
                                 const attn::OnlineSoftmaxOptions& options) {
     const auto online = attn::online_softmax_attention(Q, K, V, options);
@@ -70,7 +72,7 @@ TEST_CASE("lesson 7's worked example - the trace after each key tile, by formula
     const attn::Matrix accumulator = {{e1 + 1.0 + 2.0 * e3, e2 + 1.0}};
     CHECK_TENSOR_CLOSE(accumulator, second.accumulator, 0.0, 1e-15);
 
-    // Divided once by l: lesson 4's softmax(q kᵀ / √d_k) V.
+    // Divided once by l: lessons/04-causal-self-attention's softmax(q kᵀ / √d_k) V.
     CHECK_TENSOR_CLOSE(attn::Tensor3({{{accumulator(0, 0) / l, accumulator(0, 1) / l}}}), r.output, 0.0, 1e-15);
     CHECK_TENSOR_CLOSE(attn::scaled_dot_product_attention(example_Q, example_K, example_V).output, r.output, 1e-15, 1e-14);
 }
@@ -221,7 +223,8 @@ TEST_CASE("keep_trace false - the same output, counts kept, no trace", "[online]
 
 TEST_CASE("non-finite scores are refused as lesson 4 refuses them", "[online][policy][lesson07]") {
     // Only a mask may put −∞ into the scores: NaN, or a score that overflowed to ±∞, is an error
-    // naming the tensor and the index, in lesson 7's function as in lesson 4's.
+    // naming the tensor and the index, in lessons/07-online-softmax's function as in
+    // lessons/04-causal-self-attention's.
     const attn::Tensor3 V = {{{1, 2}, {3, 4}, {5, 6}}};
     SECTION("NaN in a query") {
         const attn::Tensor3 Q = {{{1, 0}, {std::nan(""), 0}}}, K = {{{1, 0}, {0, 1}, {1, 1}}};

@@ -8,7 +8,7 @@
 
 #include "support/pty_session.hpp"
 #include "support/run_command.hpp"
-#include "tutor/terminal.hpp"
+#include "tutor/terminal/terminal.hpp"
 
 namespace {
 
@@ -144,7 +144,7 @@ TEST_CASE("pager - s goes to the step's last screen, then on; n and p go by step
     CHECK_THAT(session.since_mark(), Catch::Contains("Stopped at step 4 of lesson 6 (q)"));
 }
 
-TEST_CASE("pager - the messages after q and Ctrl-D are wrapped to the width, in either language", "[pager]") {
+TEST_CASE("pager - the messages after q and Ctrl-D are wrapped to the width, in either language", "[pager][slow]") {
     for (const std::string& language : {std::string("en"), std::string("es")}) {
         for (const std::string& key : {std::string("q"), std::string("\x04")}) {
             PtySession session({"lesson", "7", "--lang", language, "--step", "4"}, plain, 24, 80);

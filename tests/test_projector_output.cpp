@@ -16,11 +16,13 @@
 #include <locale.h>
 #include <set>
 
+#include "support/per_lesson.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 
 namespace {
 
+using attn::testing::LessonFolder;
 using attn::testing::run_attn;
 namespace fs = std::filesystem;
 
@@ -83,31 +85,9 @@ void check_fits(const std::string& text, int width, const std::string& what) {
     CHECK(widest > width / 2);  // the output is really there
 }
 
-// The lessons of lessons/, by number: every NN-slug folder with a README.md.
-std::vector<int> lessons_found() {
-    std::vector<int> numbers;
-    for (const auto& entry : fs::directory_iterator(ATTN_SOURCE_DIR "/lessons")) {
-        const std::string name = entry.path().filename().string();
-        if (name.size() > 3 && std::isdigit(static_cast<unsigned char>(name[0])) && std::isdigit(static_cast<unsigned char>(name[1])) &&
-            name[2] == '-' && fs::is_regular_file(entry.path() / "README.md")) {
-            numbers.push_back(std::stoi(name.substr(0, 2)));
-        }
-    }
-    std::sort(numbers.begin(), numbers.end());
-    REQUIRE(numbers.size() >= 7);  // the lessons are really there
-    return numbers;
-}
-
 // A lesson's document in a language: README.md, or README.es.md.
-std::string document_of(int lesson, const std::string& language) {
-    for (const auto& entry : fs::directory_iterator(ATTN_SOURCE_DIR "/lessons")) {
-        const std::string name = entry.path().filename().string();
-        if (name.size() > 3 && std::isdigit(static_cast<unsigned char>(name[0])) && std::stoi(name.substr(0, 2)) == lesson) {
-            return (entry.path() / (language == "en" ? "README.md" : "README." + language + ".md")).string();
-        }
-    }
-    FAIL("no lesson " << lesson);
-    return "";
+std::string document_of(const LessonFolder& lesson, const std::string& language) {
+    return lesson.path + "/" + (language == "en" ? "README.md" : "README." + language + ".md");
 }
 
 const std::vector<std::string> languages = {"en", "es"};
@@ -116,7 +96,7 @@ const std::vector<std::string> languages = {"en", "es"};
 std::string lesson_word(const std::string& language) { return language == "en" ? "Lesson " : "Lección "; }
 
 // The `## ` headings of a document, backticks removed, and the number of attn blocks under each.
-std::vector<std::pair<std::string, int>> steps_of(int lesson, const std::string& language) {
+std::vector<std::pair<std::string, int>> steps_of(const LessonFolder& lesson, const std::string& language) {
     std::ifstream file(document_of(lesson, language));
     REQUIRE(file);
     std::vector<std::pair<std::string, int>> steps{{language == "en" ? "Introduction" : "Introducción", 0}};
@@ -144,28 +124,30 @@ std::vector<std::string> screens_of(const std::string& out) {
     return screens;
 }
 
-}  // namespace
-
-TEST_CASE("projector - no line of any lesson is wider than the width given, in either language", "[projector]") {
-    for (const int lesson : lessons_found()) {
-        const std::string number = std::to_string(lesson);
-        for (const std::string& language : languages) {
-            for (int width : {80, 100}) {
-                const auto r = run_attn({"lesson", number, "--no-pause", "--width", std::to_string(width), "--lang", language});
-                INFO("lesson " << lesson << " (" << language << ") at " << width << "\n" << r.err);
-                REQUIRE(r.exit_code == 0);
-                check_fits(r.out, width, "lesson " + number + " " + language);
-            }
-            // Off a terminal the width can also come from COLUMNS; and the other views fit too.
-            const auto from_columns = run_attn({"lesson", number, "--lang", language}, {{"COLUMNS", "80"}});
-            check_fits(from_columns.out, 80, "lesson " + number + " " + language + " with COLUMNS=80");
-            for (const std::string show : {"both", "tensor"}) {
-                const auto r = run_attn({"lesson", number, "--no-pause", "--width", "80", "--show", show, "--all-inputs", "--lang", language});
-                check_fits(r.out, 80, "lesson " + number + " " + language + " --show " + show);
-            }
+// No line of the lesson is wider than the width given, in either language.
+void lesson_fits_the_width(const LessonFolder& lesson) {
+    const std::string number = std::to_string(lesson.number);
+    for (const std::string& language : languages) {
+        for (int width : {80, 100}) {
+            const auto r = run_attn({"lesson", number, "--no-pause", "--width", std::to_string(width), "--lang", language});
+            INFO("lesson " << number << " (" << language << ") at " << width << "\n" << r.err);
+            REQUIRE(r.exit_code == 0);
+            check_fits(r.out, width, "lesson " + number + " " + language);
+        }
+        // Off a terminal the width can also come from COLUMNS; and the other views fit too.
+        const auto from_columns = run_attn({"lesson", number, "--lang", language}, {{"COLUMNS", "80"}});
+        check_fits(from_columns.out, 80, "lesson " + number + " " + language + " with COLUMNS=80");
+        for (const std::string show : {"both", "tensor"}) {
+            const auto r = run_attn({"lesson", number, "--no-pause", "--width", "80", "--show", show, "--all-inputs", "--lang", language});
+            check_fits(r.out, 80, "lesson " + number + " " + language + " --show " + show);
         }
     }
 }
+
+}  // namespace
+
+ATTN_PER_LESSON_TEST("projector - no line is wider than the width given in either language", "[projector]",
+                     lesson_fits_the_width)
 
 // A check is cut only between its phrases — "✓ name", "(README.md:12): matches" and
 // "· max |Δ| … over N values" — each whole on a line, the lines after the first indented under
@@ -200,7 +182,7 @@ void check_check_lines(const std::string& out, const std::string& what) {
     CHECK(checks > 0);
 }
 
-TEST_CASE("projector - no line of attn check is wider than the width given, in either language", "[projector]") {
+TEST_CASE("projector - no line of attn check is wider than the width given, in either language", "[projector][slow]") {
     for (const std::string& language : languages) {
         for (int width : {80, 100}) {
             const auto r = run_attn({"check", "--width", std::to_string(width), "--lang", language});
@@ -230,7 +212,7 @@ TEST_CASE("projector - attn list fits 80 columns, a long title going on under it
 }
 
 TEST_CASE("projector - an exercise report fits 80 columns in either language, failing or not implemented",
-          "[projector][exercises]") {
+          "[projector][exercises][slow]") {
     attn::testing::TempDir state;
     for (const std::string& language : languages) {
         for (const std::string file : {"/lessons/01-dot-product/exercise/stub.cpp", "/tests/data/exercises/planted/squeeze_trap.cpp"}) {
@@ -243,69 +225,74 @@ TEST_CASE("projector - an exercise report fits 80 columns in either language, fa
     }
 }
 
-TEST_CASE("projector - every screen shows its lesson and step and fills the terminal exactly, in either language",
-          "[projector][editions]") {
-    for (const int lesson : lessons_found()) {
-        const std::string number = std::to_string(lesson);
-        for (const std::string& language : languages) {
-            const auto steps = steps_of(lesson, language);
-            for (const auto& [width, height] : std::vector<std::pair<int, int>>{{80, 24}, {100, 30}}) {
-                const auto r = run_attn({"lesson", number, "--screens", "--width", std::to_string(width), "--height",
-                                         std::to_string(height), "--lang", language});
-                REQUIRE(r.exit_code == 0);
-                const auto screens = screens_of(r.out);
-                REQUIRE(screens.size() >= steps.size());
-                std::map<std::string, int> screens_per_step;
-                for (std::size_t i = 0; i < screens.size(); ++i) {
-                    const auto rows = lines_of(screens[i]);
-                    INFO("lesson " << lesson << " (" << language << ") at " << width << "x" << height << ", screen " << i << ":\n"
-                                   << screens[i]);
-                    REQUIRE(rows.size() == static_cast<std::size_t>(height));
-                    CHECK_THAT(rows[0], Catch::StartsWith(lesson_word(language) + number + " "));
-                    REQUIRE_THAT(rows[1], Catch::StartsWith("── "));
-                    // The rule names one of the document's steps (its title may wrap onto a second line).
-                    std::string named;
-                    for (const auto& step : steps) {
-                        if (rows[1].rfind("── " + step.first.substr(0, std::min<std::size_t>(step.first.size(), width - 10)), 0) == 0 &&
-                            step.first.size() > named.size()) {
-                            named = step.first;
-                        }
+namespace {
+
+// Every screen shows its lesson and step and fills the terminal exactly, in either language.
+void screens_fill_the_terminal(const LessonFolder& lesson) {
+    const std::string number = std::to_string(lesson.number);
+    for (const std::string& language : languages) {
+        const auto steps = steps_of(lesson, language);
+        for (const auto& [width, height] : std::vector<std::pair<int, int>>{{80, 24}, {100, 30}}) {
+            const auto r = run_attn({"lesson", number, "--screens", "--width", std::to_string(width), "--height",
+                                     std::to_string(height), "--lang", language});
+            REQUIRE(r.exit_code == 0);
+            const auto screens = screens_of(r.out);
+            REQUIRE(screens.size() >= steps.size());
+            std::map<std::string, int> screens_per_step;
+            for (std::size_t i = 0; i < screens.size(); ++i) {
+                const auto rows = lines_of(screens[i]);
+                INFO("lesson " << number << " (" << language << ") at " << width << "x" << height << ", screen " << i << ":\n"
+                               << screens[i]);
+                REQUIRE(rows.size() == static_cast<std::size_t>(height));
+                CHECK_THAT(rows[0], Catch::StartsWith(lesson_word(language) + number + " "));
+                REQUIRE_THAT(rows[1], Catch::StartsWith("── "));
+                // The rule names one of the document's steps (its title may wrap onto a second line).
+                std::string named;
+                for (const auto& step : steps) {
+                    if (rows[1].rfind("── " + step.first.substr(0, std::min<std::size_t>(step.first.size(), width - 10)), 0) == 0 &&
+                        step.first.size() > named.size()) {
+                        named = step.first;
                     }
-                    CHECK_FALSE(named.empty());
-                    screens_per_step[named] += 1;
-                    for (const auto& row : rows) {
-                        const int columns = terminal_columns(row);
-                        CHECK(columns >= 0);
-                        CHECK(columns <= width);
-                    }
-                    // The status bar keeps a visible gap between the keys and where the class is.
-                    const std::string& bar = rows.back();
-                    const std::size_t where = bar.rfind(language == "en" ? " step " : " paso ");
-                    REQUIRE(where != std::string::npos);
-                    CHECK(bar.compare(where - 2, 3, "   ") == 0);
                 }
-                // Every step is shown, with a pause before each of its tensor blocks (inputs seen
-                // before are one line each, without a pause: at least one screen per step).
-                for (const auto& [title, blocks] : steps) {
-                    INFO("lesson " << lesson << " (" << language << ") at " << width << "x" << height << ": " << title);
-                    CHECK(screens_per_step[title] >= 1);
+                CHECK_FALSE(named.empty());
+                screens_per_step[named] += 1;
+                for (const auto& row : rows) {
+                    const int columns = terminal_columns(row);
+                    CHECK(columns >= 0);
+                    CHECK(columns <= width);
                 }
-                // Every check of the continuous text is on some screen.
-                const auto continuous =
-                    run_attn({"lesson", number, "--no-pause", "--width", std::to_string(width), "--lang", language});
-                std::set<std::string> checks, shown;
-                for (const auto& line : lines_of(continuous.out)) {
-                    if (line.rfind("  ✓ ", 0) == 0) checks.insert(line);
-                }
-                for (const auto& line : lines_of(r.out)) {
-                    if (line.rfind("  ✓ ", 0) == 0) shown.insert(line);
-                }
-                CHECK(!checks.empty());
-                CHECK(shown == checks);
+                // The status bar keeps a visible gap between the keys and where the class is.
+                const std::string& bar = rows.back();
+                const std::size_t where = bar.rfind(language == "en" ? " step " : " paso ");
+                REQUIRE(where != std::string::npos);
+                CHECK(bar.compare(where - 2, 3, "   ") == 0);
             }
+            // Every step is shown, with a pause before each of its tensor blocks (inputs seen
+            // before are one line each, without a pause: at least one screen per step).
+            for (const auto& [title, blocks] : steps) {
+                INFO("lesson " << number << " (" << language << ") at " << width << "x" << height << ": " << title);
+                CHECK(screens_per_step[title] >= 1);
+            }
+            // Every check of the continuous text is on some screen.
+            const auto continuous =
+                run_attn({"lesson", number, "--no-pause", "--width", std::to_string(width), "--lang", language});
+            std::set<std::string> checks, shown;
+            for (const auto& line : lines_of(continuous.out)) {
+                if (line.rfind("  ✓ ", 0) == 0) checks.insert(line);
+            }
+            for (const auto& line : lines_of(r.out)) {
+                if (line.rfind("  ✓ ", 0) == 0) shown.insert(line);
+            }
+            CHECK(!checks.empty());
+            CHECK(shown == checks);
         }
     }
 }
+
+}  // namespace
+
+ATTN_PER_LESSON_TEST("projector - every screen shows its lesson and step and fills the terminal in either language",
+                     "[projector][editions]", screens_fill_the_terminal)
 
 TEST_CASE("projector - bad sizes and steps are exit 2 with the option named", "[projector][errors]") {
     const auto step = run_attn({"lesson", "1", "--step", "42"});

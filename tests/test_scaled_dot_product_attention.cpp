@@ -20,7 +20,7 @@ attn::AttentionOptions causal() {
     return options;
 }
 
-// Seed 002's Q, K, V (lesson 4), with a batch axis of one.
+// Seed 002's Q, K, V (lessons/04-causal-self-attention), with a batch axis of one.
 const attn::Tensor3 seed_Q = {{{0.0, 0.0, 0.0}, {1, 1, 1}, {0.2, 0.2, 0.2}, {0.3, 0.3, 0.3}}};
 const attn::Tensor3 seed_K = {{{0.1, 0.1, 0.1}, {0.2, 0.2, 0.2}, {0.3, 0.3, 0.3}, {0.4, 0.4, 0.4}}};
 const attn::Tensor3 seed_V = {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0, 1, 1}}};

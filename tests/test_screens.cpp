@@ -1,10 +1,10 @@
-// Tests for tutor/screens.hpp and the step lookup of tutor/walkthrough.hpp: screens that fit the
+// Tests for tutor/terminal/screens.hpp and the step lookup of tutor/lesson/walkthrough.hpp: screens that fit the
 // terminal, each headed by its lesson and step; a pause before each tensor; tall steps cut at
 // blank lines.
 #include <catch2/catch.hpp>
 
-#include "tutor/screens.hpp"
-#include "tutor/text_layout.hpp"
+#include "tutor/terminal/screens.hpp"
+#include "tutor/terminal/text_layout.hpp"
 
 using namespace attn::tutor;
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "attn/tensor.hpp"
-#include "tutor/tensor_format.hpp"
+#include "tutor/lesson/tensor_format.hpp"
 
 using attn::DynamicTensor;
 using attn::tutor::format_like_pytorch;

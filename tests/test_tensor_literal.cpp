@@ -1,10 +1,10 @@
-// Tests for tutor/tensor_literal.hpp: both written forms, the precision each number carries, and
+// Tests for tutor/document/tensor_literal.hpp: both written forms, the precision each number carries, and
 // a clear file:line:column message for every malformed literal.
 #include <catch2/catch.hpp>
 #include <cmath>
 
 #include "support/tensor_match.hpp"
-#include "tutor/tensor_literal.hpp"
+#include "tutor/document/tensor_literal.hpp"
 
 using attn::tutor::parse_tensor_literal;
 

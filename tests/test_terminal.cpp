@@ -1,10 +1,10 @@
-// Tests for tutor/terminal.hpp and tutor/key_input.hpp's answer parsing: columns counted as a
+// Tests for tutor/terminal/terminal.hpp and tutor/terminal/key_input.hpp's answer parsing: columns counted as a
 // terminal counts them, the background read from COLORFGBG and from an OSC 11 answer, and
 // palettes without faint text or mid-tone colours.
 #include <catch2/catch.hpp>
 
-#include "tutor/key_input.hpp"
-#include "tutor/terminal.hpp"
+#include "tutor/terminal/key_input.hpp"
+#include "tutor/terminal/terminal.hpp"
 
 using namespace attn::tutor;
 

@@ -1,9 +1,9 @@
-// Tests for tutor/text_layout.hpp: words wrapped, long lines broken at the right place, text cut,
+// Tests for tutor/terminal/text_layout.hpp: words wrapped, long lines broken at the right place, text cut,
 // always within the width in visible columns.
 #include <catch2/catch.hpp>
 
-#include "tutor/terminal.hpp"
-#include "tutor/text_layout.hpp"
+#include "tutor/terminal/terminal.hpp"
+#include "tutor/terminal/text_layout.hpp"
 
 using namespace attn::tutor;
 

@@ -16,7 +16,7 @@ Every edition of a lesson is written and checked: README.md and its translations
 their numbers equal.
 
 Both modes also check every expect block's tolerance the way the tutor's checker applies it
-(src/tutor/check.hpp: half a unit of the last written digit + atol + rtol·|value|): it must be
+(src/tutor/lesson/check.hpp: half a unit of the last written digit + atol + rtol·|value|): it must be
 smaller than the value it checks, unless the value is exactly 0, and a block that keeps the
 default atol/rtol must let its written digits decide (atol + rtol·|value| no larger than their half
 unit). Otherwise a wrong digit could pass under a green check; give such a block more digits or
@@ -35,10 +35,10 @@ import torch
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FENCE = re.compile(r"^(```|~~~)(.*)$")
-# A number as the tutor reads it: sign, digits, decimals, exponent (src/tutor/tensor_literal.cpp).
+# A number as the tutor reads it: sign, digits, decimals, exponent (src/tutor/document/tensor_literal.cpp).
 NUMBER = re.compile(r"(?<![\w.])(-?)(inf|nan|\d+(?:\.(\d*))?(?:[eE]([+-]?\d+))?)")
-DEFAULT_ATOL = DEFAULT_RTOL = 1e-6  # src/tutor/check.hpp, Tolerance
-EDITIONS = ("README.md", "README.es.md")  # English, then Spanish (src/tutor/lessons.hpp, edition_path)
+DEFAULT_ATOL = DEFAULT_RTOL = 1e-6  # src/tutor/lesson/check.hpp, Tolerance
+EDITIONS = ("README.md", "README.es.md")  # English, then Spanish (src/tutor/lesson/lessons.hpp, edition_path)
 
 
 def parse_literal(text):

@@ -1,4 +1,5 @@
-// attn/bahdanau_attention.hpp — lesson 3: additive attention (Bahdanau, Cho & Bengio 2015).
+// attn/bahdanau_attention.hpp — lessons/03-bahdanau: additive attention (Bahdanau, Cho & Bengio
+// 2015).
 //
 // Why: instead of a (bi)linear form, a small neural network judges how well each encoder output
 // answers the decoder state. Both go into one hidden layer with a tanh, and a final linear layer
@@ -7,8 +8,8 @@
 //   h       = [h̄_s ; h_t]                       the encoder output first, then the decoder state
 //   score_s = w2 · tanh(W1 h + b1) + b2          W1 (2H, 2H), b1 (2H), w2 (1, 2H), b2 (1)
 //
-// then lesson 1's softmax over S and weighted sum (attend_with_scores). W1 and w2 are stored as
-// `nn.Linear(2H, 2H)` and `nn.Linear(2H, 1)` store them, biases included, so a PyTorch
+// then lessons/01-dot-product's softmax over S and weighted sum (attend_with_scores). W1 and w2 are
+// stored as `nn.Linear(2H, 2H)` and `nn.Linear(2H, 1)` store them, biases included, so a PyTorch
 // state_dict works unchanged. b2 shifts every score of a row by the same amount: the softmax
 // removes it, and it is kept only so that the scores match PyTorch's.
 //

@@ -1,4 +1,5 @@
-// attn/dot_attention.hpp — lesson 1: seq2seq attention with a plain dot-product score.
+// attn/dot_attention.hpp — lessons/01-dot-product: seq2seq attention with a plain dot-product
+// score.
 //
 // Why: the simplest attention there is. At one decoding step the decoder state h_t asks "which
 // encoder positions matter now?"; each encoder output h̄_s answers with the score h_t · h̄_s, a

@@ -1,8 +1,9 @@
-// attn/encoder_layer.hpp — lesson 6: a Transformer encoder layer, and a stack of them.
+// attn/encoder_layer.hpp — lessons/06-encoder-layer: a Transformer encoder layer, and a stack of
+// them.
 //
 // Why: this is where the lessons meet. A layer is two sub-layers — multi-head self-attention
-// (lesson 5), then the position-wise feed-forward network — each wrapped in a residual connection
-// and a layer norm. Read it in two lines:
+// (lessons/05-multi-head-attention), then the position-wise feed-forward network — each wrapped in
+// a residual connection and a layer norm. Read it in two lines:
 //
 //   post-norm (the paper, PyTorch's default):  x = norm1(x + attention(x));  x = norm2(x + ffn(x))
 //   pre-norm  (norm_first, seed 003):          x = x + attention(norm1(x));  x = x + ffn(norm2(x))

@@ -1,5 +1,5 @@
 // attn/layer_norm.hpp — layer normalisation over the last axis, as PyTorch's nn.LayerNorm does it,
-// and the Annotated Transformer's variant kept for comparison (lesson 6).
+// and the Annotated Transformer's variant kept for comparison (lessons/06-encoder-layer).
 //
 // Why two: the Annotated Transformer (seed 003) divides by the *unbiased* standard deviation plus
 // eps; nn.LayerNorm divides by the square root of the *biased* variance plus eps. The same input

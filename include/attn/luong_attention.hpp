@@ -1,14 +1,16 @@
-// attn/luong_attention.hpp — lesson 2: Luong's three score functions (Luong, Pham & Manning 2015).
+// attn/luong_attention.hpp — lessons/02-luong: Luong's three score functions (Luong, Pham & Manning
+// 2015).
 //
-// Why: dot-product attention (lesson 1) has nothing to learn; the score only measures how much a
-// decoder state and an encoder output already point the same way. Luong et al. compare three
-// scores, each a different way of asking "how well does h̄_s answer h_t?":
+// Why: dot-product attention (lessons/01-dot-product) has nothing to learn; the score only measures
+// how much a decoder state and an encoder output already point the same way. Luong et al. compare
+// three scores, each a different way of asking "how well does h̄_s answer h_t?":
 //
 //   dot      score_s = h_tᵀ h̄_s                        attn::dot_attention (dot_attention.hpp)
 //   general  score_s = h_tᵀ W_a h̄_s                    luong_general_attention: a learned bilinear form
 //   concat   score_s = v_aᵀ tanh(W_a [h_t ; h̄_s])       luong_concat_attention: a one-layer MLP
 //
-// The softmax over S and the weighted sum that follow are lesson 1's (attend_with_scores).
+// The softmax over S and the weighted sum that follow are lessons/01-dot-product's
+// (attend_with_scores).
 //
 // Weight layout. W_a is stored as `nn.Linear(H, H, bias=False).weight` stores it, so the general
 // score is h_t · (W_a h̄_s): the encoder outputs go through the linear layer, as in
@@ -20,7 +22,7 @@
 // The concat score, as in the paper: the decoder state first, then the encoder output,
 // [h_t ; h̄_s] of width 2H; W_a is `nn.Linear(2H, A, bias=False).weight`, shape (A, 2H), and v_a is
 // `nn.Linear(A, 1, bias=False).weight`, shape (1, A). A, the width of the hidden layer, is free
-// (lesson 2 uses A = H).
+// (lessons/02-luong uses A = H).
 //
 // Shapes: B batch · S source positions · H hidden size · A concat hidden width
 //   encoder_outputs (B, S, H)   decoder_output (B, H)   W_a (H, H) for general, (A, 2H) for concat

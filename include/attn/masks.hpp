@@ -1,8 +1,9 @@
 // attn/masks.hpp — which keys a query may look at, written as additive masks of 0 and −∞.
 //
-// Why additive: a mask is added to the scores before the softmax. 0 leaves a score alone; −∞
-// makes exp(score) exactly 0, so a hidden key gets weight exactly 0 and the weights of the keys
-// that remain still sum to 1. Two masks are used in lessons 4 and 5:
+// Why additive: a mask is added to the scores before the softmax. 0 leaves a score alone; −∞ makes
+// exp(score) exactly 0, so a hidden key gets weight exactly 0 and the weights of the keys that
+// remain still sum to 1. Two masks are used in lessons/04-causal-self-attention and
+// lessons/05-multi-head-attention:
 //
 //   causal   a query at position t may look at keys s ≤ t, never at the future (s > t).
 //            With T ≠ S the grid needs an alignment (CausalAlignment):

@@ -1,4 +1,5 @@
-// attn/multi_head_attention.hpp — lesson 5: h scaled dot-product attentions side by side.
+// attn/multi_head_attention.hpp — lessons/05-multi-head-attention: h scaled dot-product attentions
+// side by side.
 //
 // Why: one attention computes one set of weights per query, so it can follow one kind of relation
 // at a time. Multi-head attention projects the inputs (W_q, W_k, W_v, nn.Linear with bias), cuts

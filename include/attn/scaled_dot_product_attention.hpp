@@ -1,4 +1,5 @@
-// attn/scaled_dot_product_attention.hpp — lesson 4: softmax(Q Kᵀ / √d_k + mask) V.
+// attn/scaled_dot_product_attention.hpp — lessons/04-causal-self-attention: softmax(Q Kᵀ / √d_k +
+// mask) V.
 //
 // Why: this is the attention of the Transformer. Every query row of Q is compared with every key
 // row of K by a dot product; dividing by √d_k keeps the spread of those products near 1 whatever

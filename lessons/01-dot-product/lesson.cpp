@@ -9,7 +9,7 @@
 #include <xtensor/xview.hpp>
 
 #include "attn/dot_attention.hpp"
-#include "tutor/lesson_registration.hpp"
+#include "tutor/lesson/lesson_registration.hpp"
 
 namespace attn::tutor {
 

@@ -15,7 +15,7 @@
 #include "attn/linear.hpp"
 #include "attn/luong_attention.hpp"
 #include "attn/matmul.hpp"
-#include "tutor/lesson_registration.hpp"
+#include "tutor/lesson/lesson_registration.hpp"
 
 namespace attn::tutor {
 

@@ -18,7 +18,7 @@
 #include "attn/bahdanau_attention.hpp"
 #include "attn/dot_attention.hpp"
 #include "attn/luong_attention.hpp"
-#include "tutor/lesson_registration.hpp"
+#include "tutor/lesson/lesson_registration.hpp"
 
 namespace attn::tutor {
 

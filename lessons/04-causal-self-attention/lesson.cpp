@@ -19,7 +19,7 @@
 #include "attn/masks.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
 #include "attn/softmax.hpp"
-#include "tutor/lesson_registration.hpp"
+#include "tutor/lesson/lesson_registration.hpp"
 
 namespace attn::tutor {
 

@@ -17,7 +17,7 @@
 #include "attn/error.hpp"
 #include "attn/multi_head_attention.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
-#include "tutor/lesson_registration.hpp"
+#include "tutor/lesson/lesson_registration.hpp"
 
 namespace attn::tutor {
 

@@ -16,7 +16,7 @@
 
 #include "06-encoder-layer/exercise/mistakes.hpp"
 #include "attn/encoder_layer.hpp"
-#include "tutor/lesson_registration.hpp"
+#include "tutor/lesson/lesson_registration.hpp"
 #include "tutor/named_weights.hpp"
 
 namespace attn::tutor {

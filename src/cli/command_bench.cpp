@@ -151,6 +151,206 @@ std::string fixed(double value, int decimals) {
     return text.str();
 }
 
+// The run's shape and settings, every option checked.
+struct BenchRun {
+    bool encoder = false;  // encoder-layer (else mha)
+    bool weights = false;  // mha keeps its (B, h, T, S) weights
+    bool causal = false;
+    std::size_t B = 0, T = 0, D = 0, h = 0, F = 0;  // F: encoder-layer only
+    std::size_t threads = 0, repeat = 0, warmup = 0;
+};
+
+BenchRun checked_run(const BenchOptions& options, const BenchModule& module, const fast::MachineDescription& machine) {
+    BenchRun run;
+    run.encoder = module.name == "encoder-layer";
+    run.B = size_option("--batch", options.batch, module.batch);
+    run.T = size_option("--seq", options.seq, module.seq);
+    run.D = size_option("--d-model", options.d_model, module.d_model);
+    run.h = size_option("--heads", options.heads, module.heads);
+    if (!run.encoder && options.d_ff) throw InputError(trf("--d-ff applies to encoder-layer only, not to {1}", {module.name}));
+    if (run.encoder && options.no_weights) {
+        throw InputError(tr("--no-weights applies to mha only: encoder-layer never keeps its attention weights"));
+    }
+    run.F = run.encoder ? size_option("--d-ff", options.d_ff, module.d_ff) : 0;
+    if (run.D % run.h != 0) {
+        throw InputError(trf("--heads {1} does not divide --d-model {2} (each head has d_model / heads columns)",
+                             {std::to_string(run.h), std::to_string(run.D)}));
+    }
+    run.threads = size_option("--threads", options.threads, static_cast<std::size_t>(machine.physical_cores));
+    if (options.repeat < 1) throw InputError(trf("{1} must be at least {2} (got {3})", {"--repeat", "1", std::to_string(options.repeat)}));
+    if (options.warmup < 0) throw InputError(trf("{1} must be at least {2} (got {3})", {"--warmup", "0", std::to_string(options.warmup)}));
+    if (run.threads > 1024) throw InputError(trf("{1} must be at most {2} (got {3})", {"--threads", "1024", std::to_string(run.threads)}));
+    run.weights = !run.encoder && !options.no_weights;
+    run.causal = options.causal;
+    run.repeat = static_cast<std::size_t>(options.repeat);
+    run.warmup = static_cast<std::size_t>(options.warmup);
+    return run;
+}
+
+// What the computation must hold, in floats, counted in double arithmetic before anything is
+// allocated (so no product of the options can wrap). The context overwrites q.
+//   mha: x, q, k, v, output (B·T·D each), and the (B, h, T, S) weights when kept
+//   encoder-layer: x, q, k, v, the projection, hidden, output, pre-norm's normalized (B·T·D
+//   each) and the feed-forward's inner activations (B·T·F)
+//   tiled attention: per thread one (64, 512) tile of scores and a (64, d_k) accumulator
+struct Footprint {
+    double tensor_floats = 0, parameter_floats = 0;
+};
+
+Footprint footprint(const BenchRun& run) {
+    const double B = double(run.B), T = double(run.T), D = double(run.D), h = double(run.h), F = double(run.F);
+    const double BTD = B * T * D;
+    const double tiles = run.weights ? 0.0 : double(run.threads) * (64.0 * 512 + 64.0 * (D / h + 3));
+    Footprint counted;
+    counted.tensor_floats = run.encoder ? BTD * 8 + B * T * F + tiles : BTD * 5 + (run.weights ? B * h * T * T : 0.0) + tiles;
+    counted.parameter_floats = run.encoder ? 4.0 * D * D + 2.0 * D * F + 10.0 * D + F : 4.0 * D * D + 4.0 * D;
+    return counted;
+}
+
+// The limit is attn run's, 8 GiB.
+void refuse_over_memory_limit(const std::string& module, const BenchRun& run, const Footprint& counted) {
+    const double needed_bytes = 4.0 * (counted.tensor_floats + counted.parameter_floats);
+    if (needed_bytes <= 8.0 * 1024 * 1024 * 1024) return;
+    const std::string options_given = "--batch " + std::to_string(run.B) + " --seq " + std::to_string(run.T) + " --d-model " +
+                                      std::to_string(run.D) + " --heads " + std::to_string(run.h) +
+                                      (run.encoder ? " --d-ff " + std::to_string(run.F) : std::string()) +
+                                      (run.weights ? "" : " --no-weights");
+    const std::string gib = fixed(needed_bytes / (1024.0 * 1024 * 1024), 1);
+    throw InputError(run.weights ? trf("bench {1}: {2} would need {3} GiB of memory; the limit is 8 GiB (--no-weights does not "
+                                       "hold the (B, h, T, S) weights)",
+                                       {module, options_given, gib})
+                                 : trf("bench {1}: {2} would need {3} GiB of memory; the limit is 8 GiB", {module, options_given, gib}));
+}
+
+Timing time_multi_head_attention(const BenchRun& run, std::mt19937& generator, const fast::Tensor3& x) {
+    const fast::AttentionParameters p = random_attention(generator, run.D);
+    fast::AttentionOptions fast_options;
+    fast_options.heads = run.h;
+    fast_options.need_weights = run.weights;
+    fast_options.causal = run.causal;
+    fast::AttentionResult result;
+    fast::AttentionWorkspace workspace;
+    return time_calls(run.warmup, run.repeat, [&] {
+        fast::multi_head_attention_into(x, x, x, p, fast_options, result, workspace);
+        return result.work;
+    });
+}
+
+Timing time_encoder_layer(const BenchRun& run, std::mt19937& generator, const fast::Tensor3& x) {
+    const std::size_t D = run.D, F = run.F;
+    fast::EncoderLayerParameters p;
+    p.attention = random_attention(generator, D);
+    const float bound1 = 1.0f / std::sqrt(float(D)), bound2 = 1.0f / std::sqrt(float(F));
+    p.linear1_weight = random_tensor<2>(generator, {F, D}, -bound1, bound1);
+    p.linear1_bias = random_tensor<1>(generator, {F}, -bound1, bound1);
+    p.linear2_weight = random_tensor<2>(generator, {D, F}, -bound2, bound2);
+    p.linear2_bias = random_tensor<1>(generator, {D}, -bound2, bound2);
+    p.norm1_weight = p.norm2_weight = xt::ones<float>({D});
+    p.norm1_bias = p.norm2_bias = xt::zeros<float>({D});
+    fast::EncoderLayerOptions fast_options;
+    fast_options.heads = run.h;
+    fast_options.causal = run.causal;
+    fast::Tensor3 output;
+    fast::EncoderLayerWorkspace workspace;
+    return time_calls(run.warmup, run.repeat, [&] {
+        fast::transformer_encoder_layer_into(x, p, fast_options, output, workspace);
+        return workspace.attention_work;
+    });
+}
+
+// The numbers reported, from the fastest call.
+struct Rates {
+    double flop = 0, gflops = 0, attention_gflops = 0;
+    double tensor_mb = 0, parameter_mb = 0, rss_mb = 0;
+    double sgemm = 0, attention_share = 0;
+};
+
+Rates rates_of(const BenchRun& run, const Timing& timing, const Footprint& counted) {
+    const fast::AttentionWork& work = timing.work;
+    // The encoder layer's feed-forward network: two products of B·T·D·F multiply-adds.
+    const double other_flops = run.encoder ? 2.0 * 2.0 * double(run.B) * double(run.T) * double(run.D) * double(run.F) : 0.0;
+    Rates rates;
+    rates.flop = work.flops() + other_flops;
+    rates.gflops = rates.flop / (timing.min_ms * 1e-3) / 1e9;
+    rates.attention_gflops = work.attention_seconds > 0 ? work.attention_flops / work.attention_seconds / 1e9 : 0.0;
+    rates.tensor_mb = counted.tensor_floats * 4 / (1024.0 * 1024.0);
+    rates.parameter_mb = counted.parameter_floats * 4 / (1024.0 * 1024.0);
+    rates.rss_mb = peak_rss_mb();
+    rates.sgemm = fast::sgemm_gflops();  // after the timed calls: the peak RSS is theirs
+    rates.attention_share = rates.sgemm > 0 ? 100.0 * rates.attention_gflops / rates.sgemm : 0.0;
+    return rates;
+}
+
+void print_json(const std::string& module, const BenchRun& run, const fast::MachineDescription& machine, const Timing& timing,
+                const Rates& rates) {
+    const fast::AttentionWork& work = timing.work;
+    std::cout << "{\"module\": \"" << module << "\", \"shape\": {\"batch\": " << run.B << ", \"seq\": " << run.T
+              << ", \"d_model\": " << run.D << ", \"heads\": " << run.h << ", \"d_ff\": " << (run.encoder ? std::to_string(run.F) : "null")
+              << "}, \"dtype\": \"float32\", \"need_weights\": " << (run.weights ? "true" : "false")
+              << ", \"causal\": " << (run.causal ? "true" : "false") << ", \"threads\": " << run.threads
+              << ", \"repeat\": " << run.repeat << ", \"warmup\": " << run.warmup << ", \"min_ms\": " << fixed(timing.min_ms, 3)
+              << ", \"median_ms\": " << fixed(timing.median_ms, 3) << ", \"min_cpu_ms\": " << fixed(timing.min_cpu_ms, 3)
+              << ", \"gflop\": " << fixed(rates.flop / 1e9, 4) << ", \"gflops\": " << fixed(rates.gflops, 2)
+              << ", \"attention_gflop\": " << fixed(work.attention_flops / 1e9, 4)
+              << ", \"attention_ms\": " << fixed(work.attention_seconds * 1e3, 3)
+              << ", \"attention_gflops\": " << fixed(rates.attention_gflops, 2)
+              << ", \"projection_ms\": " << fixed(work.projection_seconds * 1e3, 3)
+              << ", \"output_ms\": " << fixed(work.output_seconds * 1e3, 3)
+              << ", \"tiles_computed\": " << work.tiles_computed << ", \"tiles_skipped\": " << work.tiles_skipped
+              << ", \"peak_rss_mb\": " << fixed(rates.rss_mb, 1) << ", \"tensor_mb\": " << fixed(rates.tensor_mb, 1)
+              << ", \"parameter_mb\": " << fixed(rates.parameter_mb, 1) << ", \"cpu_model\": \""
+              << json_escaped(machine.cpu_model) << "\", \"physical_cores\": " << machine.physical_cores
+              << ", \"logical_cpus\": " << machine.logical_cpus << ", \"kernels\": \"" << machine.kernels
+              << "\", \"blas\": \"" << json_escaped(machine.blas) << "\", \"sgemm_gflops\": " << fixed(rates.sgemm, 2) << "}\n";
+}
+
+// The first two lines: what was run, and on what machine.
+void print_run_and_machine(const std::string& module, const BenchRun& run, const fast::MachineDescription& machine) {
+    std::cout << "attn bench " << module << " · float32 · B " << run.B << ", T " << run.T << ", D " << run.D << ", h " << run.h
+              << (run.encoder ? ", F " + std::to_string(run.F) : std::string()) << " · "
+              << trn("{1} thread", "{1} threads", run.threads, {std::to_string(run.threads)}) << " · "
+              << (run.weights ? tr("weights kept") : tr("tiled")) << (run.causal ? " · " + tr("causal") : "") << " · "
+              << trn("{1} timed call", "{1} timed calls", static_cast<unsigned long>(run.repeat), {std::to_string(run.repeat)}) << " "
+              << trn("after {1} warm-up call", "after {1} warm-up calls", static_cast<unsigned long>(run.warmup),
+                     {std::to_string(run.warmup)})
+              << "\n"
+              << "  " << trf("machine   {1} · {2} · kernels {3}",
+                             {machine.cpu_model,
+                              trn("{1} physical core", "{1} physical cores", static_cast<unsigned long>(machine.physical_cores),
+                                  {std::to_string(machine.physical_cores)}) +
+                                  ", " +
+                                  trn("{1} CPU", "{1} CPUs", static_cast<unsigned long>(machine.logical_cpus),
+                                      {std::to_string(machine.logical_cpus)}),
+                              machine.kernels})
+              << "\n"
+              << "  " << trf("BLAS      {1}", {machine.blas}) << "\n";
+}
+
+void print_text(const std::string& module, const BenchRun& run, const fast::MachineDescription& machine, const Timing& timing,
+                const Rates& rates) {
+    const fast::AttentionWork& work = timing.work;
+    print_run_and_machine(module, run, machine);
+    std::cout << "  " << trf("sgemm     {1} GFLOP/s  (this run: 1024³ float32, one product per thread)", {fixed(rates.sgemm, 1)})
+              << "\n"
+              << "  " << trf("min       {1} ms", {fixed(timing.min_ms, 2)}) << "\n"
+              << "  " << trf("median    {1} ms", {fixed(timing.median_ms, 2)}) << "\n"
+              << "  "
+              << trf("GFLOP/s   {1}  ({2} GFLOP of matrix products in the fastest call)",
+                     {fixed(rates.gflops, 1), fixed(rates.flop / 1e9, 3)})
+              << "\n  "
+              // xgettext:no-c-format
+              << trf("attention {1} ms, {2} GFLOP/s = {3} % of sgemm  (scores, softmax, weights·V: {4} GFLOP",
+                     {fixed(work.attention_seconds * 1e3, 2), fixed(rates.attention_gflops, 1), fixed(rates.attention_share, 1),
+                      fixed(work.attention_flops / 1e9, 3)});
+    if (!run.weights) {
+        std::cout << "; " << trf("tiles computed {1}, skipped {2}", {std::to_string(work.tiles_computed), std::to_string(work.tiles_skipped)});
+    }
+    std::cout << ")\n  "
+              << trf("peak RSS  {1} MB  (tensors held: {2} MB, parameters: {3} MB)",
+                     {fixed(rates.rss_mb, 1), fixed(rates.tensor_mb, 1), fixed(rates.parameter_mb, 1)})
+              << "\n";
+}
+
 }  // namespace
 
 std::string describe_bench_modules() {
@@ -165,155 +365,21 @@ std::string describe_bench_modules() {
 
 int run_bench(const GlobalOptions&, const BenchOptions& options) {
     const BenchModule& module = find_bench_module(options.module);
-    const bool encoder = module.name == "encoder-layer";
-    const std::size_t B = size_option("--batch", options.batch, module.batch);
-    const std::size_t T = size_option("--seq", options.seq, module.seq);
-    const std::size_t D = size_option("--d-model", options.d_model, module.d_model);
-    const std::size_t h = size_option("--heads", options.heads, module.heads);
-    if (!encoder && options.d_ff) throw InputError(trf("--d-ff applies to encoder-layer only, not to {1}", {module.name}));
-    if (encoder && options.no_weights) {
-        throw InputError(tr("--no-weights applies to mha only: encoder-layer never keeps its attention weights"));
-    }
-    const std::size_t F = encoder ? size_option("--d-ff", options.d_ff, module.d_ff) : 0;
-    if (D % h != 0) {
-        throw InputError(trf("--heads {1} does not divide --d-model {2} (each head has d_model / heads columns)",
-                             {std::to_string(h), std::to_string(D)}));
-    }
     const fast::MachineDescription machine = fast::describe_machine();
-    const std::size_t threads =
-        size_option("--threads", options.threads, static_cast<std::size_t>(machine.physical_cores));
-    if (options.repeat < 1) throw InputError(trf("{1} must be at least {2} (got {3})", {"--repeat", "1", std::to_string(options.repeat)}));
-    if (options.warmup < 0) throw InputError(trf("{1} must be at least {2} (got {3})", {"--warmup", "0", std::to_string(options.warmup)}));
-    if (threads > 1024) throw InputError(trf("{1} must be at most {2} (got {3})", {"--threads", "1024", std::to_string(threads)}));
-    const bool weights = !encoder && !options.no_weights;
-    // What the computation must hold, counted in double arithmetic before anything is allocated (so
-    // no product of the options can wrap); the limit is attn run's, 8 GiB. The context overwrites q.
-    //   mha: x, q, k, v, output (B·T·D each), and the (B, h, T, S) weights when kept
-    //   encoder-layer: x, q, k, v, the projection, hidden, output, pre-norm's normalized (B·T·D
-    //   each) and the feed-forward's inner activations (B·T·F)
-    //   tiled attention: per thread one (64, 512) tile of scores and a (64, d_k) accumulator
-    const double BTD = double(B) * double(T) * double(D);
-    const double tiles = weights ? 0.0 : double(threads) * (64.0 * 512 + 64.0 * (double(D) / h + 3));
-    const double tensor_floats = encoder ? BTD * 8 + double(B) * T * F + tiles
-                                         : BTD * 5 + (weights ? double(B) * h * T * T : 0.0) + tiles;
-    const double parameter_floats = encoder ? 4.0 * D * D + 2.0 * D * F + 10.0 * D + F : 4.0 * D * D + 4.0 * D;
-    const double needed_bytes = 4.0 * (tensor_floats + parameter_floats);
-    if (needed_bytes > 8.0 * 1024 * 1024 * 1024) {
-        const std::string options_given = "--batch " + std::to_string(B) + " --seq " + std::to_string(T) + " --d-model " +
-                                          std::to_string(D) + " --heads " + std::to_string(h) +
-                                          (encoder ? " --d-ff " + std::to_string(F) : std::string()) + (weights ? "" : " --no-weights");
-        const std::string gib = fixed(needed_bytes / (1024.0 * 1024 * 1024), 1);
-        throw InputError(weights ? trf("bench {1}: {2} would need {3} GiB of memory; the limit is 8 GiB (--no-weights does not "
-                                       "hold the (B, h, T, S) weights)",
-                                       {module.name, options_given, gib})
-                                 : trf("bench {1}: {2} would need {3} GiB of memory; the limit is 8 GiB", {module.name, options_given, gib}));
-    }
-    const auto repeat = static_cast<std::size_t>(options.repeat);
-    const auto warmup = static_cast<std::size_t>(options.warmup);
-    fast::set_threads(static_cast<int>(threads));
+    const BenchRun run = checked_run(options, module, machine);
+    const Footprint counted = footprint(run);
+    refuse_over_memory_limit(module.name, run, counted);
+    fast::set_threads(static_cast<int>(run.threads));
 
     std::mt19937 generator(0);
-    const fast::Tensor3 x = random_tensor<3>(generator, {B, T, D}, 0.0f, 1.0f);  // torch.rand, as seed 000
-    Timing timing;
-    double other_flops = 0;  // the encoder layer's feed-forward network
-    if (!encoder) {
-        const fast::AttentionParameters p = random_attention(generator, D);
-        fast::AttentionOptions fast_options;
-        fast_options.heads = h;
-        fast_options.need_weights = weights;
-        fast_options.causal = options.causal;
-        fast::AttentionResult result;
-        fast::AttentionWorkspace workspace;
-        timing = time_calls(warmup, repeat, [&] {
-            fast::multi_head_attention_into(x, x, x, p, fast_options, result, workspace);
-            return result.work;
-        });
-    } else {
-        fast::EncoderLayerParameters p;
-        p.attention = random_attention(generator, D);
-        const float bound1 = 1.0f / std::sqrt(float(D)), bound2 = 1.0f / std::sqrt(float(F));
-        p.linear1_weight = random_tensor<2>(generator, {F, D}, -bound1, bound1);
-        p.linear1_bias = random_tensor<1>(generator, {F}, -bound1, bound1);
-        p.linear2_weight = random_tensor<2>(generator, {D, F}, -bound2, bound2);
-        p.linear2_bias = random_tensor<1>(generator, {D}, -bound2, bound2);
-        p.norm1_weight = p.norm2_weight = xt::ones<float>({D});
-        p.norm1_bias = p.norm2_bias = xt::zeros<float>({D});
-        fast::EncoderLayerOptions fast_options;
-        fast_options.heads = h;
-        fast_options.causal = options.causal;
-        fast::Tensor3 output;
-        fast::EncoderLayerWorkspace workspace;
-        timing = time_calls(warmup, repeat, [&] {
-            fast::transformer_encoder_layer_into(x, p, fast_options, output, workspace);
-            return workspace.attention_work;
-        });
-        other_flops = 2.0 * 2.0 * double(B) * double(T) * double(D) * double(F);
-    }
-    const fast::AttentionWork& work = timing.work;
-    const double flop = work.flops() + other_flops;
-    const double gflops = flop / (timing.min_ms * 1e-3) / 1e9;
-    const double attention_gflops = work.attention_seconds > 0 ? work.attention_flops / work.attention_seconds / 1e9 : 0.0;
-    const double tensor_mb = tensor_floats * 4 / (1024.0 * 1024.0);
-    const double parameter_mb = parameter_floats * 4 / (1024.0 * 1024.0);
-    const double rss_mb = peak_rss_mb();
-    const double sgemm = fast::sgemm_gflops();  // after the timed calls: the peak RSS is theirs
-    const double attention_share = sgemm > 0 ? 100.0 * attention_gflops / sgemm : 0.0;
-
+    const fast::Tensor3 x = random_tensor<3>(generator, {run.B, run.T, run.D}, 0.0f, 1.0f);  // torch.rand, as seed 000
+    const Timing timing = run.encoder ? time_encoder_layer(run, generator, x) : time_multi_head_attention(run, generator, x);
+    const Rates rates = rates_of(run, timing, counted);
     if (options.json) {
-        std::cout << "{\"module\": \"" << module.name << "\", \"shape\": {\"batch\": " << B << ", \"seq\": " << T
-                  << ", \"d_model\": " << D << ", \"heads\": " << h << ", \"d_ff\": " << (encoder ? std::to_string(F) : "null")
-                  << "}, \"dtype\": \"float32\", \"need_weights\": " << (weights ? "true" : "false")
-                  << ", \"causal\": " << (options.causal ? "true" : "false") << ", \"threads\": " << threads
-                  << ", \"repeat\": " << repeat << ", \"warmup\": " << warmup << ", \"min_ms\": " << fixed(timing.min_ms, 3)
-                  << ", \"median_ms\": " << fixed(timing.median_ms, 3) << ", \"min_cpu_ms\": " << fixed(timing.min_cpu_ms, 3)
-                  << ", \"gflop\": " << fixed(flop / 1e9, 4) << ", \"gflops\": " << fixed(gflops, 2)
-                  << ", \"attention_gflop\": " << fixed(work.attention_flops / 1e9, 4)
-                  << ", \"attention_ms\": " << fixed(work.attention_seconds * 1e3, 3)
-                  << ", \"attention_gflops\": " << fixed(attention_gflops, 2)
-                  << ", \"projection_ms\": " << fixed(work.projection_seconds * 1e3, 3)
-                  << ", \"output_ms\": " << fixed(work.output_seconds * 1e3, 3)
-                  << ", \"tiles_computed\": " << work.tiles_computed << ", \"tiles_skipped\": " << work.tiles_skipped
-                  << ", \"peak_rss_mb\": " << fixed(rss_mb, 1) << ", \"tensor_mb\": " << fixed(tensor_mb, 1)
-                  << ", \"parameter_mb\": " << fixed(parameter_mb, 1) << ", \"cpu_model\": \""
-                  << json_escaped(machine.cpu_model) << "\", \"physical_cores\": " << machine.physical_cores
-                  << ", \"logical_cpus\": " << machine.logical_cpus << ", \"kernels\": \"" << machine.kernels
-                  << "\", \"blas\": \"" << json_escaped(machine.blas) << "\", \"sgemm_gflops\": " << fixed(sgemm, 2) << "}\n";
-        return exit_success;
+        print_json(module.name, run, machine, timing, rates);
+    } else {
+        print_text(module.name, run, machine, timing, rates);
     }
-    std::cout << "attn bench " << module.name << " · float32 · B " << B << ", T " << T << ", D " << D << ", h " << h
-              << (encoder ? ", F " + std::to_string(F) : std::string()) << " · "
-              << trn("{1} thread", "{1} threads", threads, {std::to_string(threads)}) << " · "
-              << (weights ? tr("weights kept") : tr("tiled")) << (options.causal ? " · " + tr("causal") : "") << " · "
-              << trn("{1} timed call", "{1} timed calls", static_cast<unsigned long>(repeat), {std::to_string(repeat)}) << " "
-              << trn("after {1} warm-up call", "after {1} warm-up calls", static_cast<unsigned long>(warmup), {std::to_string(warmup)})
-              << "\n"
-              << "  " << trf("machine   {1} · {2} · kernels {3}",
-                             {machine.cpu_model,
-                              trn("{1} physical core", "{1} physical cores", static_cast<unsigned long>(machine.physical_cores),
-                                  {std::to_string(machine.physical_cores)}) +
-                                  ", " +
-                                  trn("{1} CPU", "{1} CPUs", static_cast<unsigned long>(machine.logical_cpus),
-                                      {std::to_string(machine.logical_cpus)}),
-                              machine.kernels})
-              << "\n"
-              << "  " << trf("BLAS      {1}", {machine.blas}) << "\n"
-              << "  " << trf("sgemm     {1} GFLOP/s  (this run: 1024³ float32, one product per thread)", {fixed(sgemm, 1)})
-              << "\n"
-              << "  " << trf("min       {1} ms", {fixed(timing.min_ms, 2)}) << "\n"
-              << "  " << trf("median    {1} ms", {fixed(timing.median_ms, 2)}) << "\n"
-              << "  " << trf("GFLOP/s   {1}  ({2} GFLOP of matrix products in the fastest call)", {fixed(gflops, 1), fixed(flop / 1e9, 3)})
-              << "\n  "
-              // xgettext:no-c-format
-              << trf("attention {1} ms, {2} GFLOP/s = {3} % of sgemm  (scores, softmax, weights·V: {4} GFLOP",
-                     {fixed(work.attention_seconds * 1e3, 2), fixed(attention_gflops, 1), fixed(attention_share, 1),
-                      fixed(work.attention_flops / 1e9, 3)});
-    if (!weights) {
-        std::cout << "; " << trf("tiles computed {1}, skipped {2}", {std::to_string(work.tiles_computed), std::to_string(work.tiles_skipped)});
-    }
-    std::cout << ")\n  "
-              << trf("peak RSS  {1} MB  (tensors held: {2} MB, parameters: {3} MB)",
-                     {fixed(rss_mb, 1), fixed(tensor_mb, 1), fixed(parameter_mb, 1)})
-              << "\n";
     return exit_success;
 }
 

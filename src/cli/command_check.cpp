@@ -4,10 +4,10 @@
 
 #include "cli/commands.hpp"
 #include "tutor/language.hpp"
-#include "tutor/lesson_report.hpp"
-#include "tutor/lessons.hpp"
-#include "tutor/terminal.hpp"
-#include "tutor/text_layout.hpp"
+#include "tutor/lesson/lesson_report.hpp"
+#include "tutor/lesson/lessons.hpp"
+#include "tutor/terminal/terminal.hpp"
+#include "tutor/terminal/text_layout.hpp"
 
 namespace attn::cli {
 

@@ -17,8 +17,8 @@
 #include "exercises/student_build.hpp"
 #include "tutor/exercises.hpp"
 #include "tutor/language.hpp"
-#include "tutor/markdown.hpp"
-#include "tutor/terminal.hpp"
+#include "tutor/document/markdown.hpp"
+#include "tutor/terminal/terminal.hpp"
 
 #ifndef ATTN_BUILD_DIR
 #define ATTN_BUILD_DIR "build"

@@ -1,6 +1,6 @@
 // `attn lesson N`: the literate walkthrough — each step's prose, the tensors it computes as
 // PyTorch prints them, and a check of each against the document. On a terminal it is paged for a
-// projector (tutor/pager.hpp); `--screens` prints those screens; otherwise, or with --no-pause,
+// projector (tutor/terminal/pager.hpp); `--screens` prints those screens; otherwise, or with --no-pause,
 // it is one continuous text.
 #include <filesystem>
 #include <iostream>
@@ -9,13 +9,13 @@
 #include "cli/commands.hpp"
 #include "tutor/exercises.hpp"
 #include "tutor/language.hpp"
-#include "tutor/lesson_report.hpp"
-#include "tutor/lessons.hpp"
-#include "tutor/pager.hpp"
-#include "tutor/screens.hpp"
-#include "tutor/terminal.hpp"
-#include "tutor/text_layout.hpp"
-#include "tutor/walkthrough.hpp"
+#include "tutor/lesson/lesson_report.hpp"
+#include "tutor/lesson/lessons.hpp"
+#include "tutor/terminal/pager.hpp"
+#include "tutor/terminal/screens.hpp"
+#include "tutor/terminal/terminal.hpp"
+#include "tutor/terminal/text_layout.hpp"
+#include "tutor/lesson/walkthrough.hpp"
 
 namespace attn::cli {
 

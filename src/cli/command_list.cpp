@@ -3,9 +3,9 @@
 
 #include "cli/commands.hpp"
 #include "tutor/language.hpp"
-#include "tutor/lessons.hpp"
-#include "tutor/terminal.hpp"
-#include "tutor/text_layout.hpp"
+#include "tutor/lesson/lessons.hpp"
+#include "tutor/terminal/terminal.hpp"
+#include "tutor/terminal/text_layout.hpp"
 
 namespace attn::cli {
 
@@ -26,7 +26,8 @@ int run_list(const GlobalOptions& global, const ListOptions&) {
         std::cout << tutor::wrap_words(lesson.title + (lesson.program ? "" : "  " + tutor::tr("(no program in this build)")),
                                        terminal.width, first, indent);
     }
-    std::cout << "\n" << tutor::tr("Start with: attn lesson 1") << "\n";
+    // The first lesson found, whatever its number: list_lessons gives them in order.
+    std::cout << "\n" << tutor::trf("Start with: attn lesson {1}", {std::to_string(lessons.front().number)}) << "\n";
     return exit_success;
 }
 

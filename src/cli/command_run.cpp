@@ -65,6 +65,34 @@ std::vector<std::size_t> shape_of(const Tensor& t) {
     return std::vector<std::size_t>(t.shape().begin(), t.shape().end());
 }
 
+// Seed 000's block: q, k, v projections drawn as nn.Linear initialises them, no W_o.
+MultiHeadAttentionWeights random_weights(std::mt19937& generator, std::size_t D) {
+    const double bound = 1.0 / std::sqrt(double(D));
+    MultiHeadAttentionWeights w;
+    for (Matrix* m : {&w.w_q, &w.w_k, &w.w_v}) {
+        *m = Matrix::from_shape({D, D});
+        fill_uniform(*m, generator, -bound, bound);
+    }
+    for (Vector* b : {&w.b_q, &w.b_k, &w.b_v}) {
+        *b = Vector::from_shape({D});
+        fill_uniform(*b, generator, -bound, bound);
+    }
+    w.no_output_projection = true;  // seed 000's block: BERT's self-attention has no W_o
+    return w;
+}
+
+// Every row of weights should sum to 1: a cheap sanity check at full size. The largest |sum - 1|.
+double worst_row_sum_error(const Tensor4& weights, std::size_t S) {
+    double worst = 0.0;
+    const std::size_t rows = weights.size() / S;
+    for (std::size_t row = 0; row < rows; ++row) {
+        double sum = 0.0;
+        for (std::size_t s = 0; s < S; ++s) sum += weights.data()[row * S + s];
+        worst = std::max(worst, std::abs(sum - 1.0));
+    }
+    return worst;
+}
+
 }  // namespace
 
 int run_seed_example(const GlobalOptions&, const RunOptions& o) {
@@ -82,17 +110,7 @@ int run_seed_example(const GlobalOptions&, const RunOptions& o) {
     std::mt19937 generator(o.seed);
     Tensor3 x = Tensor3::from_shape({B, T, D});
     fill_uniform(x, generator, 0.0, 1.0);
-    const double bound = 1.0 / std::sqrt(double(D));
-    MultiHeadAttentionWeights w;
-    for (Matrix* m : {&w.w_q, &w.w_k, &w.w_v}) {
-        *m = Matrix::from_shape({D, D});
-        fill_uniform(*m, generator, -bound, bound);
-    }
-    for (Vector* b : {&w.b_q, &w.b_k, &w.b_v}) {
-        *b = Vector::from_shape({D});
-        fill_uniform(*b, generator, -bound, bound);
-    }
-    w.no_output_projection = true;  // seed 000's block: BERT's self-attention has no W_o
+    const MultiHeadAttentionWeights w = random_weights(generator, D);
     AttentionOptions options;
     options.attention_mask = Matrix(xt::ones<double>({B, T}));
 
@@ -100,16 +118,8 @@ int run_seed_example(const GlobalOptions&, const RunOptions& o) {
     const MultiHeadAttentionResult r = multi_head_attention(x, x, x, w, o.heads, options);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-    // Every row of weights should sum to 1: a cheap sanity check at full size.
-    double worst = 0.0;
-    const std::size_t rows = r.weights.size() / T;
-    for (std::size_t row = 0; row < rows; ++row) {
-        double sum = 0.0;
-        for (std::size_t s = 0; s < T; ++s) sum += r.weights.data()[row * T + s];
-        worst = std::max(worst, std::abs(sum - 1.0));
-    }
     char sums[32];
-    std::snprintf(sums, sizeof sums, "%.1e", worst);
+    std::snprintf(sums, sizeof sums, "%.1e", worst_row_sum_error(r.weights, T));
 
     std::cout << tr("attn run mha: seed 000's multi-head attention on seeded random inputs") << "\n  "
               << trn("B = {1}, T = S = {2}, D = {3}, h = {4} head of d_k = {5}, seed {6}; no output projection, as in seed 000",

@@ -1,10 +1,10 @@
 // `attn heatmap` and `attn view`: pictures of attention weights.
 //
 // Both take their weights from one of two places: a sentence (`--sentence`, run through untrained
-// multi-head self-attention, tutor/attention_view.hpp) or a .npy file (`--weights`, such as the
+// multi-head self-attention, tutor/views/attention_view.hpp) or a .npy file (`--weights`, such as the
 // weights.npy of `attn compute mha` or a student's model exported from PyTorch) with optional
 // token files. `attn heatmap` prints every grid with the lessons' terminal renderer; `attn view`
-// writes a self-contained HTML page and/or an SVG heatmap (tutor/attention_page.hpp).
+// writes a self-contained HTML page and/or an SVG heatmap (tutor/views/attention_page.hpp).
 //
 // Everything is read, checked and drawn before the first file is written, and the files are
 // written all or none, so a mistake never leaves half a page behind.
@@ -16,11 +16,11 @@
 #include "attn/printable.hpp"
 #include "attn/shape.hpp"
 #include "cli/commands.hpp"
-#include "tutor/attention_page.hpp"
-#include "tutor/attention_view.hpp"
-#include "tutor/heatmap.hpp"
+#include "tutor/views/attention_page.hpp"
+#include "tutor/views/attention_view.hpp"
+#include "tutor/views/heatmap.hpp"
 #include "tutor/language.hpp"
-#include "tutor/terminal.hpp"
+#include "tutor/terminal/terminal.hpp"
 
 namespace attn::cli {
 

@@ -1,7 +1,8 @@
 // cli/commands.hpp — the tutor's commands: per command an options struct and a run function.
 //
-// The CLI11 set-up of each command lives in main.cpp, the only file that compiles CLI11's header;
-// the run functions here know nothing of the parser. Each returns the exit code:
+// The CLI11 set-up of each command lives in command_setup.cpp (cli/command_setup.hpp), and main.cpp
+// wires each set-up to its run function from one table; the run functions here know nothing of
+// the parser. Each returns the exit code:
 //   0 success · 1 a check failed · 2 bad input (the message says what and where)
 #pragma once
 

@@ -6,7 +6,7 @@
 #include "attn/printable.hpp"
 #include "cli/commands.hpp"
 #include "tutor/language.hpp"
-#include "tutor/lessons.hpp"
+#include "tutor/lesson/lessons.hpp"
 
 namespace attn::cli {
 

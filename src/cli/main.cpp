@@ -1,22 +1,20 @@
 // attn — learn attention step by step.
 //
-// main only wires the commands: each has a setup function here (the only file that compiles
-// CLI11, whose header is slow) and a run function in command_<name>.cpp. Commands run after
-// parsing, inside one try/catch, so that no exception escapes as an abort: bad input is exit 2
-// with a message, a failed check exit 1.
+// main only wires the commands, from one table: each command is an options struct and a run
+// function (cli/commands.hpp, command_<name>.cpp) and a CLI11 set-up (cli/command_setup.hpp).
+// Commands run after parsing, inside one try/catch, so that no exception escapes as an abort:
+// bad input is exit 2 with a message, a failed check exit 1.
 #include <CLI/CLI.hpp>
-#include <cerrno>
-#include <climits>
-#include <cmath>
-#include <cstdint>
-#include <cstdlib>
+#include <functional>
 #include <iostream>
-#include <limits>
+#include <memory>
 #include <new>
-#include <sstream>
+#include <optional>
+#include <vector>
 
 #include "attn/error.hpp"
 #include "attn/printable.hpp"
+#include "cli/command_setup.hpp"
 #include "cli/commands.hpp"
 #include "cli/usage_language.hpp"
 #include "tutor/language.hpp"
@@ -32,305 +30,46 @@ using tutor::trf;
 
 namespace {
 
-// A size, a count, an index or a seed: a whole number written in digits only, from `min` to `max`.
-// No sign, fraction or exponent gets through, so nothing wraps: CLI11 converts with strtoull,
-// which reads "-1" as 18446744073709551615. (CLI::PositiveNumber's message quotes a range up to
-// 1.8e308, which helps nobody.)
-CLI::Validator whole_number(unsigned long long min, unsigned long long max = ULLONG_MAX) {
-    return CLI::Validator(
-        [min, max](std::string& input) -> std::string {
-            if (!input.empty() && input.size() <= 20 && input.find_first_not_of("0123456789") == std::string::npos) {
-                errno = 0;
-                const unsigned long long value = std::strtoull(input.c_str(), nullptr, 10);
-                if (errno == 0 && value >= min && value <= max) return {};
-            }
-            if (max == ULLONG_MAX || max == SIZE_MAX) {
-                return trf("must be a whole number of at least {1}, not '{2}'", {std::to_string(min), printable_text(input)});
-            }
-            return trf("must be a whole number from {1} to {2}, not '{3}'",
-                       {std::to_string(min), std::to_string(max), printable_text(input)});
-        },
-        min == 0 ? "N>=0" : "N>=" + std::to_string(min));
+// One command: the subcommand its set-up added, and its run function bound to its options.
+struct Command {
+    CLI::App* subcommand;
+    std::function<int(const GlobalOptions&)> run;
+};
+
+// Sets up a command on `app` with an options struct of its own, which the run function keeps.
+template <class Options>
+Command wire(CLI::App& app, CLI::App* (*setup)(CLI::App&, Options&), int (*run)(const GlobalOptions&, const Options&)) {
+    auto options = std::make_shared<Options>();
+    CLI::App* subcommand = setup(app, *options);
+    return {subcommand, [options, run](const GlobalOptions& global) { return run(global, *options); }};
 }
 
-const CLI::Validator at_least_one = whole_number(1, SIZE_MAX);
-
-// A real number, finite, checked by `accept`, with `refusal` (input → message) otherwise. CLI::Range
-// lets NaN through (every comparison with NaN is false) and reads "inf" as infinity; here both
-// are refused with the value as it was typed.
-CLI::Validator finite_number_where(bool (*accept)(double, double, double), double min, double max,
-                                   std::string (*refusal)(double, double, const std::string&)) {
-    return CLI::Validator(
-        [=](std::string& input) -> std::string {
-            char* end = nullptr;
-            errno = 0;
-            const double value = input.empty() ? 0.0 : std::strtod(input.c_str(), &end);
-            const bool whole = !input.empty() && end == input.c_str() + input.size() && errno == 0;
-            if (whole && std::isfinite(value) && accept(value, min, max)) return {};
-            return refusal(min, max, printable_text(input));
-        },
-        "");
-}
-
-std::string number_text(double value) {
-    std::ostringstream text;
-    text << value;
-    return text.str();
-}
-
-// A finite number from `min` to `max`: --time-limit.
-CLI::Validator finite_number(double min, double max) {
-    return finite_number_where([](double value, double low, double high) { return value >= low && value <= high; }, min, max,
-                               [](double low, double high, const std::string& input) {
-                                   return trf("must be a finite number from {1} to {2}, not '{3}'",
-                                              {number_text(low), number_text(high), input});
-                               });
-}
-
-// A finite number greater than 0: an eps.
-const CLI::Validator positive_finite = finite_number_where(
-    [](double value, double, double) { return value > 0.0; }, 0.0, 0.0,
-    [](double, double, const std::string& input) { return trf("must be a finite number greater than 0, not '{1}'", {input}); });
-
-CLI::App* setup_list(CLI::App& app, ListOptions&) {
-    return app.add_subcommand("list", tr("List the lessons, numbered, with their titles"));
-}
-
-// A screen size: a whole number in [low, 1000].
-CLI::Validator screen_size(long long low) {
-    return CLI::Validator(
-        [low](std::string& input) -> std::string {
-            std::size_t used = 0;
-            try {
-                const long long value = std::stoll(input, &used);
-                if (used == input.size() && value >= low && value <= 1000) return {};
-            } catch (const std::exception&) {
-            }
-            return trf("must be a whole number from {1} to {2}, not '{3}'",
-                       {std::to_string(low), "1000", printable_text(input)});
-        },
-        "N in [" + std::to_string(low) + ", 1000]");
-}
-
-// --light and --dark: the palette for the terminal's background (otherwise detected).
-void add_background_flags(CLI::App* command, std::optional<bool>& light) {
-    auto* light_flag = command->add_flag_callback("--light", [&light]() { light = true; },
-                                                  tr("Colours for a light background (black on white); default: detected from "
-                                                  "COLORFGBG or by asking the terminal, else dark"));
-    auto* dark_flag = command->add_flag_callback("--dark", [&light]() { light = false; }, tr("Colours for a dark background"));
-    light_flag->excludes(dark_flag);
-}
-
-CLI::App* setup_lesson(CLI::App& app, LessonOptions& options) {
-    auto* command = app.add_subcommand("lesson", tr("Walk through a lesson: prose, every intermediate tensor, and a check of each"));
-    command->add_option("lesson", options.lesson, tr("Lesson number or slug, e.g. 1 or dot-product"))->required();
-    command->add_flag("--no-pause", options.no_pause,
-                      tr("One continuous text without pauses (always so when the output is not a terminal)"));
-    command->add_option_function<int>(
-               "--step", [&options](const int& value) { options.step = value; }, tr("Start at step N (0 is the introduction)"))
-        ->check(CLI::Range(0, 9999));
-    command->add_option_function<std::size_t>(
-               "--width", [&options](const std::size_t& value) { options.width = value; },
-               tr("Columns every line must fit in (default: the terminal's, at most 100; off a terminal $COLUMNS, else 80)"))
-        ->check(screen_size(40));
-    command->add_option_function<std::size_t>(
-               "--height", [&options](const std::size_t& value) { options.height = value; },
-               tr("Rows of one screen (default: the terminal's; off a terminal $LINES, else 24)"))
-        ->check(screen_size(10));
-    add_background_flags(command, options.light);
-    command->add_option("--show", options.show,
-                        tr("For tensors drawn as heat maps: heatmap (the shaded grid, with its values), tensor (PyTorch's print) or both"))
-        ->check(CLI::IsMember({"heatmap", "tensor", "both"}))
-        ->capture_default_str();
-    command->add_flag("--screens", options.screens,
-                      tr("Print the screens the pager would show at --width x --height, each followed by a line holding a form feed"));
-    command->add_flag("--all-inputs", options.all_inputs,
-                      tr("Show every input whole, also those seen before (by default one line: name, shape, where)"));
-    command->footer(tr("Keys on a terminal: Enter or space next screen · b back · s end of step · n/p next/previous step ·\n"
-                       "g N Enter go to step N · q quit.\n"
-                       "Ctrl-D stops as q does. The terminal is restored on exit, on Ctrl-C and on SIGTERM.\n"
-                       "Exit code 0 when every check passes, 1 when one fails, 2 on bad input."));
-    return command;
-}
-
-CLI::App* setup_check(CLI::App& app, CheckOptions& options) {
-    auto* command = app.add_subcommand("check", tr("Check every expected value of the lessons, one line per check"));
-    command->add_option("lessons", options.lessons, tr("Lesson numbers or slugs (default: all lessons)"));
-    command->add_option_function<std::size_t>(
-               "--width", [&options](const std::size_t& value) { options.width = value; },
-               tr("Columns every line must fit in (default: the terminal's, at most 100; off a terminal $COLUMNS, else 80)"))
-        ->check(screen_size(40));
-    add_background_flags(command, options.light);
-    command->footer(tr("Ends with a line 'N passed, N failed'. Exit code 0 when all pass, 1 otherwise, 2 on bad input."));
-    return command;
-}
-
-CLI::App* setup_compute(CLI::App& app, ComputeOptions& options) {
-    auto* command = app.add_subcommand("compute", tr("Run a lesson's computation on your own tensors (.npy files)"));
-    command->add_option("module", options.module, tr("The computation, e.g. dot (listed below)"))->required();
-    command->add_option("--in", options.in_dir, tr("Folder holding one <name>.npy per input (float32 or float64, C order)"))
-        ->required();
-    command->add_option("--out", options.out_dir, tr("Folder to write one <name>.npy per output (created if missing)"))
-        ->required();
-    command->add_option("--heads", options.heads, tr("Number of heads h (mha, encoder-layer, encoder; required there; must divide D)"))
-        ->check(whole_number(1, INT_MAX));
-    command->add_flag("--causal", options.causal,
-                      tr("Hide from query t every key in its future (self-attention and mha)"));
-    command->add_option("--causal-alignment", options.causal_alignment,
-                        tr("Needs --causal; matters when T != S. top-left (default, PyTorch's): query t sees keys 0..t. "
-                        "bottom-right: query t sees keys 0..t+S-T, the last query sees every key (KV-cache decoding)"));
-    command->add_flag("--norm-first", options.norm_first, tr("Pre-norm: x + sublayer(norm(x)) (encoder-layer)"));
-    command->add_option_function<double>(
-        "--eps", [&options](const double& value) { options.eps = value; },
-        tr("Layer norm eps, > 0, PyTorch's layer_norm_eps (encoder-layer, encoder; default 1e-5)"))
-        ->check(positive_finite);
-    command->add_option_function<double>(
-        "--norm-eps", [&options](const double& value) { options.norm_eps = value; },
-        tr("The final norm's eps, > 0, when nn.LayerNorm(D, eps=...) differs from the layers' (encoder; default: --eps)"))
-        ->check(positive_finite);
-    command->add_option("--activation", options.activation,
-                        tr("relu, gelu (the exact erf form) or gelu-tanh (PyTorch's approximate=\"tanh\") "
-                           "(encoder-layer, encoder; default relu)"));
-    command->add_flag("--no-output-projection", options.no_output_projection,
-                      tr("mha without w_o: the output is the heads side by side (seed 000); without this flag w_o is required"));
-    command->add_option("--weights", options.weights,
-                        tr("An .npz archive of weights, as numpy.savez(path, **state_dict) writes it: keys are the "
-                        "state_dict names with dots (layers.0.self_attn.in_proj_weight); inputs still come from --in"));
-    command->add_flag("--seq-first", options.seq_first,
-                      tr("Sequence-first tensors (T, B, D) in and out, PyTorch's batch_first=False default "
-                      "(mha, encoder-layer, encoder)"));
-    command->footer(describe_compute_modules() +
-                    tr("\nOutputs are float32 when every input is float32, float64 otherwise. Either all outputs are\n"
-                       "written or none. Exit code 0 on success, 2 on bad input."));
-    return command;
-}
-
-CLI::App* setup_run(CLI::App& app, RunOptions& options) {
-    auto* command = app.add_subcommand("run", tr("Run a seed's example at full size on seeded random inputs: shapes and time"));
-    command->add_option("example", options.example, tr("mha: seed 000's multi-head attention"))->required();
-    command->add_option("--batch", options.batch, tr("B, sequences in the batch"))->check(at_least_one)->capture_default_str();
-    command->add_option("--seq", options.seq, tr("T = S, tokens per sequence"))->check(at_least_one)->capture_default_str();
-    command->add_option("--d-model", options.d_model, tr("D, the model width"))->check(at_least_one)->capture_default_str();
-    command->add_option("--heads", options.heads, tr("h, the number of heads; must divide D"))
-        ->check(at_least_one)
-        ->capture_default_str();
-    command->add_option("--seed", options.seed, tr("Seed of std::mt19937 for the inputs and weights"))
-        ->check(whole_number(0, UINT_MAX))
-        ->capture_default_str();
-    command->footer(tr("Inputs: x uniform in [0, 1), an attention_mask of ones, weights and biases uniform in\n"
-                    "[-1/sqrt(D), 1/sqrt(D)] (nn.Linear's initialisation); no output projection, as in seed 000.\n"
-                    "Exit code 0 on success, 2 on bad options."));
-    return command;
-}
-
-CLI::App* setup_exercise(CLI::App& app, ExerciseOptions& options) {
-    auto* command = app.add_subcommand("exercise", tr("Build and check your implementation of a lesson (lessons/NN-slug/exercise/exercise.cpp)"));
-    command->add_option("exercise", options.exercise, tr("Exercise number or slug, e.g. 1 or dot-product"))->required();
-    command->add_flag("--watch", options.watch, tr("Check again whenever the file changes (Ctrl-C to stop)"));
-    command->add_flag("--reset", options.reset, tr("Restore the stub, after saving your file as a timestamped backup beside it"));
-    command->add_flag("--hint", options.hint, tr("Show the next hint (about the step that failed last) and stop"));
-    command->add_option("--file", options.file, tr("Check this file instead of lessons/NN-slug/exercise/exercise.cpp"))->check(CLI::ExistingFile);
-    command->add_flag("--verbose", options.verbose,
-                      tr("Print every case in full (by default: the first failing case in full, the others one line each)"));
-    command->add_option("--time-limit", options.time_limit, tr("Seconds your code may take per case before it is stopped"))
-        ->check(finite_number(0.1, 3600.0))
-        ->capture_default_str();
-    command->footer(tr("Your code runs in its own process with a time limit per case, a memory limit, and bounds checks:\n"
-                    "an endless loop, a crash or exit() fails the run and says in which case. Only the results your\n"
-                    "code reports for every case make a pass. A new hint is shown when your numbers change and still\n"
-                    "fail (never for a compile error or an unchanged file); --hint shows the next one on demand.\n"
-                    "Exit code 0 when every check passes, 1 when one fails or the code does not compile, 2 on bad input."));
-    return command;
-}
-
-CLI::App* setup_progress(CLI::App& app, ProgressOptions&) {
-    return app.add_subcommand("progress", tr("Which exercises pass"));
-}
-
-CLI::App* setup_bench(CLI::App& app, BenchOptions& options) {
-    auto* command = app.add_subcommand("bench", tr("Time the float32 fast path (multi-head attention, encoder layer) on random inputs"));
-    command->add_option("module", options.module, tr("mha or encoder-layer (listed below)"))->required();
-    // Sizes are only recorded when given, so that each module keeps its own default shape.
-    auto size = [command](const char* flag, std::optional<long long>& field, const std::string& help) {
-        command->add_option_function<long long>(flag, [&field](const long long& value) { field = value; }, help);
+// The table of commands, in the order `attn --help` lists them.
+std::vector<Command> set_up_commands(CLI::App& app) {
+    return {
+        wire(app, setup_list, run_list),
+        wire(app, setup_lesson, run_lesson),
+        wire(app, setup_check, run_check),
+        wire(app, setup_compute, run_compute),
+        wire(app, setup_run, run_seed_example),
+        wire(app, setup_exercise, run_exercise),
+        wire(app, setup_progress, run_progress),
+        wire(app, setup_bench, run_bench),
+        wire(app, setup_heatmap, run_heatmap),
+        wire(app, setup_view, run_view),
     };
-    size("--batch", options.batch, tr("B, sequences per call"));
-    size("--seq", options.seq, tr("T, tokens per sequence (self-attention: S = T)"));
-    size("--d-model", options.d_model, tr("D, the model width"));
-    size("--heads", options.heads, tr("h, the number of heads; must divide D"));
-    size("--d-ff", options.d_ff, tr("F, the feed-forward width (encoder-layer)"));
-    size("--threads", options.threads, tr("Worker threads (default: every core)"));
-    command->add_option("--repeat", options.repeat, tr("Timed calls after the warm-up calls"))->capture_default_str();
-    command->add_option("--warmup", options.warmup, tr("Untimed calls first (they size the buffers); 0 for one cold call"))
-        ->capture_default_str();
-    command->add_flag("--no-weights", options.no_weights,
-                      tr("mha: need_weights = false, the tiled online softmax: no (B, h, T, S) weights are held"));
-    command->add_flag("--causal", options.causal, tr("The causal mask: query t sees keys 0 ... t; skipped tiles are not counted"));
-    command->add_flag("--json", options.json,
-                      tr("Print one JSON object: module, shape, threads, min_ms, median_ms, gflops, attention_gflops, peak_rss_mb, ..."));
-    command->footer(describe_bench_modules() +
-                    tr("GFLOP/s counts the matrix products computed (2 per multiply-add; causal: the tiles computed), at the min time.\n"
-                       "Exit code 0 on success, 2 on bad options."));
-    return command;
 }
 
-// The options `attn heatmap` and `attn view` share: where the weights come from.
-void add_attention_source(CLI::App* command, AttentionSourceOptions& options) {
-    // A function option, so that --sentence "" is told apart from no --sentence (and refused).
-    auto* sentence = command->add_option_function<std::string>(
-        "--sentence", [&options](const std::string& text) { options.sentence = text; },
-        tr("Words to run through untrained multi-head self-attention (split at spaces)"));
-    auto* weights = command->add_option("--weights", options.weights,
-                                        tr("A .npy file of attention weights: (T, S), (B, T, S) or (B, h, T, S), as "
-                                        "'attn compute mha' writes them; rows must sum to 1"));
-    sentence->excludes(weights);
-    command->add_option("--tokens", options.tokens, tr("With --weights: a text file, one token per line (the queries'; also the keys' when T = S)"))
-        ->needs(weights);
-    command->add_option("--key-tokens", options.key_tokens, tr("With --weights and T != S: the keys' tokens, one per line"))
-        ->needs(weights);
-    for (auto* model_option :
-         {command->add_option("--heads", options.heads, tr("With --sentence: h, the number of heads; must divide D"))
-              ->check(at_least_one)
-              ->capture_default_str(),
-          command->add_option("--d-model", options.d_model, tr("With --sentence: D, the embedding width"))
-              ->check(at_least_one)
-              ->capture_default_str(),
-          command->add_option("--seed", options.seed, tr("With --sentence: the seed of W_q, W_k and W_v"))
-              ->check(whole_number(0))
-              ->capture_default_str()}) {
-        model_option->excludes(weights);
+// Every command speaks the tutor's languages (tutor/language.hpp); `attn --lang es --help` too.
+void add_language_option(CLI::App& app, const std::vector<Command>& commands, std::string& language) {
+    std::vector<CLI::App*> everywhere = {&app};
+    for (const Command& command : commands) everywhere.push_back(command.subcommand);
+    for (CLI::App* command : everywhere) {
+        command->add_option("--lang", language,
+                            tr("Language of the lesson, the hints and the tutor's messages: en or es (default: $ATTN_LANG, "
+                            "else the locale: LC_ALL, LC_MESSAGES, LANG starting with es; else en)"));
     }
 }
-
-CLI::App* setup_heatmap(CLI::App& app, HeatmapOptions& options) {
-    auto* command = app.add_subcommand("heatmap", tr("Show attention weights as shaded grids in the terminal, one per head"));
-    add_attention_source(command, options.source);
-    command->footer(tr("Cells are shaded from the grid's smallest to its largest value, with a legend under each grid:\n"
-                    "256-colour on a terminal, block characters ' ░▒▓█' when NO_COLOR is set or the output is not a\n"
-                    "terminal. A weights file must hold values in [0, 1] whose rows sum to 1\n"
-                    "(within 0.01; a row of zeros, a fully masked query, is allowed).\n"
-                    "Exit code 0 on success, 2 on bad input (a malformed weights file, tokens that do not match it)."));
-    return command;
-}
-
-CLI::App* setup_view(CLI::App& app, ViewOptions& options) {
-    auto* command = app.add_subcommand("view", tr("Write attention weights as a self-contained HTML page (head view, a heatmap per head) or an SVG heatmap"));
-    add_attention_source(command, options.source);
-    command->add_option("--html", options.html, tr("Write the page here: one file, no network needed, open it in any browser"));
-    command->add_option("--svg", options.svg, tr("Write one head's heatmap here as SVG, for slides and papers"));
-    command->add_option("--head", options.head, tr("The head the page shows first and the SVG draws (from 0)"))
-        ->check(whole_number(0, SIZE_MAX))
-        ->capture_default_str();
-    command->add_option("--item", options.item, tr("Which sequence of a batch of weights to draw (from 0)"))
-        ->check(whole_number(0, SIZE_MAX))
-        ->capture_default_str();
-    command->footer(tr("Example: attn view --sentence \"El perro va caminando sobre el pasto\" --seed 1 --html out.html\n"
-                    "A weights file must hold values in [0, 1] whose rows sum to 1 (within 0.01; a row of zeros is allowed);\n"
-                    "at most 128 queries and keys are drawn. Files are written all or none.\n"
-                    "Exit code 0 on success, 2 on bad input."));
-    return command;
-}
-
 // Every message goes out through printable_text: it quotes paths, file contents and options,
 // and no byte of those may drive the terminal.
 int report_error(const std::string& kind, const std::string& message, int code) {
@@ -353,6 +92,59 @@ std::string command_word(int argc, char** argv) {
     return "";
 }
 
+
+// A word that names no command is refused with the list of commands (exit 2); nullopt otherwise.
+std::optional<int> refuse_unknown_command(CLI::App& app, int argc, char** argv) {
+    const std::string word = command_word(argc, argv);
+    if (word.empty()) return std::nullopt;
+    std::string known;
+    bool found = false;
+    for (const CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
+        known += (known.empty() ? "" : ", ") + command->get_name();
+        found = found || command->get_name() == word;
+    }
+    if (found) return std::nullopt;
+    return report_error(tr("error: "), trf("unknown command '{1}'; the commands are: {2}", {word, known}), exit_bad_input);
+}
+
+// Parses the command line: nullopt to go on, else the exit code (help, version, a usage error).
+std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
+    try {
+        app.parse(argc, argv);
+        return std::nullopt;
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        // The parser's message quotes what was typed: printable, like every other message.
+        std::cerr << tr("ERROR: ") << printable_text(usage_error_in_current_language(e.what()), LineBreaks::keep) << "\n"
+                  << tr("Run with --help for more information.") << "\n";
+        return exit_bad_input;
+    }
+}
+
+// Runs the command that was parsed; every exception becomes a message and an exit code.
+int run_parsed_command(const std::vector<Command>& commands, const GlobalOptions& global) {
+    try {
+        apply_language(global);
+        for (const Command& command : commands) {
+            if (*command.subcommand) return command.run(global);
+        }
+        return report_error("", tr("no command given; run attn --help"), exit_bad_input);
+    } catch (const InputError& e) {
+        return report_error(tr("error: "), library_error_in_current_language(e.what()), exit_bad_input);
+    } catch (const std::bad_alloc&) {
+        // Sizes from options are checked before allocating; `attn compute` adds its own hint about
+        // the input shapes. What remains is a machine with less memory than the run needs.
+        return report_error(tr("error: "), tr("out of memory: this run needs more memory than is available"), exit_bad_input);
+    } catch (const std::exception& e) {
+        return report_error(tr("internal error: "), trf("{1} (please report it)", {e.what()}), exit_internal_error);
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -368,87 +160,17 @@ int main(int argc, char** argv) {
     GlobalOptions global;
     app.add_option("--lessons-dir", global.lessons_dir,
                    tr("Folder of lesson documents (default: $ATTN_LESSONS_DIR, else the lessons/ of the source tree)"));
-    ListOptions list_options;
-    LessonOptions lesson_options;
-    CheckOptions check_options;
-    ComputeOptions compute_options;
-    CLI::App* list = setup_list(app, list_options);
-    CLI::App* lesson = setup_lesson(app, lesson_options);
-    CLI::App* check = setup_check(app, check_options);
-    CLI::App* compute = setup_compute(app, compute_options);
-    RunOptions run_options;
-    CLI::App* run = setup_run(app, run_options);
-    ExerciseOptions exercise_options;
-    ProgressOptions progress_options;
-    CLI::App* exercise = setup_exercise(app, exercise_options);
-    CLI::App* progress = setup_progress(app, progress_options);
-    BenchOptions bench_options;
-    CLI::App* bench = setup_bench(app, bench_options);
-    HeatmapOptions heatmap_options;
-    CLI::App* heatmap = setup_heatmap(app, heatmap_options);
-    ViewOptions view_options;
-    CLI::App* view = setup_view(app, view_options);
-
-    // Every command speaks the tutor's languages (tutor/language.hpp); `attn --lang es --help` too.
-    for (CLI::App* command : {&app, list, lesson, check, compute, run, exercise, progress, bench, heatmap, view}) {
-        command->add_option("--lang", global.language,
-                            tr("Language of the lesson, the hints and the tutor's messages: en or es (default: $ATTN_LANG, "
-                            "else the locale: LC_ALL, LC_MESSAGES, LANG starting with es; else en)"));
-    }
+    const std::vector<Command> commands = set_up_commands(app);
+    add_language_option(app, commands, global.language);
     translate_type_names(app);
 
     if (argc <= 1) {
         std::cout << app.help();
         return exit_bad_input;
     }
-    if (const std::string word = command_word(argc, argv); !word.empty()) {
-        std::string known;
-        bool found = false;
-        for (const CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
-            known += (known.empty() ? "" : ", ") + command->get_name();
-            found = found || command->get_name() == word;
-        }
-        if (!found) {
-            return report_error(tr("error: "), trf("unknown command '{1}'; the commands are: {2}", {word, known}), exit_bad_input);
-        }
-    }
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        return app.exit(e);
-    } catch (const CLI::CallForAllHelp& e) {
-        return app.exit(e);
-    } catch (const CLI::CallForVersion& e) {
-        return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-        // The parser's message quotes what was typed: printable, like every other message.
-        std::cerr << tr("ERROR: ") << printable_text(usage_error_in_current_language(e.what()), LineBreaks::keep) << "\n"
-                  << tr("Run with --help for more information.") << "\n";
-        return exit_bad_input;
-    }
-
-    try {
-        apply_language(global);
-        if (*list) return run_list(global, list_options);
-        if (*lesson) return run_lesson(global, lesson_options);
-        if (*check) return run_check(global, check_options);
-        if (*compute) return run_compute(global, compute_options);
-        if (*run) return run_seed_example(global, run_options);
-        if (*exercise) return run_exercise(global, exercise_options);
-        if (*progress) return run_progress(global, progress_options);
-        if (*bench) return run_bench(global, bench_options);
-        if (*heatmap) return run_heatmap(global, heatmap_options);
-        if (*view) return run_view(global, view_options);
-        return report_error("", tr("no command given; run attn --help"), exit_bad_input);
-    } catch (const InputError& e) {
-        return report_error(tr("error: "), library_error_in_current_language(e.what()), exit_bad_input);
-    } catch (const std::bad_alloc&) {
-        // Sizes from options are checked before allocating; `attn compute` adds its own hint about
-        // the input shapes. What remains is a machine with less memory than the run needs.
-        return report_error(tr("error: "), tr("out of memory: this run needs more memory than is available"), exit_bad_input);
-    } catch (const std::exception& e) {
-        return report_error(tr("internal error: "), trf("{1} (please report it)", {e.what()}), exit_internal_error);
-    }
+    if (const std::optional<int> refused = refuse_unknown_command(app, argc, argv)) return *refused;
+    if (const std::optional<int> stop = parse_command_line(app, argc, argv)) return *stop;
+    return run_parsed_command(commands, global);
 }
 
 }  // namespace attn::cli

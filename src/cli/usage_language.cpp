@@ -96,7 +96,7 @@ std::string rewritten(const std::string& message, const MessageForm (&forms)[N],
 
 std::string library_error_in_current_language(const std::string& message) {
     if (tutor::current_language() == "en") return message;
-    // The library's English forms (src/lib/files.cpp, src/lib/npy.cpp), most specific first.
+    // The library's English forms (src/io/files.cpp, atomic_write.cpp and npy.cpp), most specific first.
     static const MessageForm forms[] = {
         {R"((.*): cannot read: it is a folder, not a file)", N_("{1}: cannot read it: it is a folder, not a file")},
         {R"((.*): cannot open: (.*))", N_("{1}: cannot open it: {2}")},

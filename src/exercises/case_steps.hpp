@@ -1,9 +1,10 @@
 // src/exercises/case_steps.hpp — which steps a case compares, with which expected values.
 //
-// Why: a random case compares every step of the exercise with the library's values; a document
-// case compares only the steps the lesson writes out for that example (lesson 4's "one" example
-// writes only the weights and the output), with the document's values and written digits, never
-// recomputed. A mistake's values (every step) are cut down to the same steps with pick().
+// Why: a random case compares every step of the exercise with the library's values; a document case
+// compares only the steps the lesson writes out for that example
+// (lessons/04-causal-self-attention's "one" example writes only the weights and the output), with
+// the document's values and written digits, never recomputed. A mistake's values (every step) are
+// cut down to the same steps with pick().
 //
 //   const auto names = {"projected", "scores", "weights", "context"};
 //   StepSelection steps = document_steps(document, "identity", names);   // scores and context
@@ -16,7 +17,7 @@
 
 #include "exercise_case.hpp"
 #include "tutor/language.hpp"  // tr() and N_() for the cases' names and the mistakes' explanations
-#include "tutor/lesson_document.hpp"
+#include "tutor/document/lesson_document.hpp"
 
 namespace attn::exercises {
 
@@ -68,7 +69,8 @@ const std::vector<EncoderDecoderShape>& encoder_decoder_shapes();
 /// tolerance. The caller adds `mistakes`.
 Case make_case(std::string name, std::string call, NamedTensors inputs, const StepSelection& steps, tutor::Tolerance tolerance);
 
-/// Lesson 1's softmax slips, which the later lessons' exercises can make again: one explanation each.
+/// lessons/01-dot-product's softmax slips, which the later lessons' exercises can make again: one
+/// explanation each.
 KnownMistake softmax_over_batch_mistake();
 /// `remedy`: how to fix it in this exercise ("Subtract each row's maximum before exponentiating").
 KnownMistake unshifted_softmax_mistake(const std::string& remedy);

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "attn/tensor.hpp"
-#include "tutor/check.hpp"
+#include "tutor/lesson/check.hpp"
 
 namespace attn::exercises {
 

@@ -115,6 +115,71 @@ std::string ended_sentence(const Sandbox& program, const std::string& name, cons
                       {program.how_it_ended(), where}) + held;
 }
 
+// "5 s": the time limit as the messages write it.
+std::string seconds_text(double seconds) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g s", seconds);
+    return text;
+}
+
+// Why the run stopped, for a student: the time limit, an unreadable report, or how the program ended.
+// `name` is the case ("" before the first), `function` the function it was in ("" if unknown).
+std::string stopped_sentence(const Sandbox& sandbox, const Sandbox::Event& event, const std::string& name, const std::string& function,
+                             const Limits& limits) {
+    if (event.kind == Sandbox::Event::Kind::timed_out) {
+        const std::string where = name.empty() ? tutor::tr("(and 5 s more) of starting: does a global's constructor loop?")
+                                  : function.empty() ? tutor::trf("in case \"{1}\"", {name})
+                                                     : tutor::trf("in case \"{1}\", inside {2}", {name, function});
+        return tutor::trf("your code did not finish within {1} {2} (an endless loop?), and was stopped. A loop "
+                          "counting down with an unsigned counter (std::size_t s; s >= 0; --s) never ends: s >= 0 "
+                          "is always true. `--time-limit S` allows more time.",
+                          {seconds_text(limits.seconds_per_case), where});
+    }
+    if (event.kind == Sandbox::Event::Kind::protocol_error) {
+        return tutor::trf("your program wrote something the checker cannot read on its report channel ({1}) {2}: "
+                          "does your code write to file descriptor 4, or close it?",
+                          {event.detail, name.empty() ? tutor::tr("before its first case") : tutor::trf("in case \"{1}\"", {name})});
+    }
+    return ended_sentence(sandbox, name, function, limits.memory_mib);
+}
+
+// Case i sent and its reports read until its result or failure (judged into report.outcomes[i]),
+// or until the run stops (report.stopped; this case failed, the later ones never run).
+void run_case(Sandbox& sandbox, const Case& c, std::size_t i, std::chrono::milliseconds limit, const Limits& limits,
+              RunReport& report) {
+    sandbox.send(wire::FrameType::request, request(static_cast<std::uint32_t>(i), c));
+    const auto deadline = Clock::now() + limit;
+    std::string function;
+    while (true) {
+        Sandbox::Event event = sandbox.next(deadline);
+        if (event.kind == Sandbox::Event::Kind::frame) {
+            try {
+                wire::Decoder in(event.frame.payload);
+                if (in.u32() != i) throw wire::ProtocolError("a report for another case");
+                if (event.frame.type == wire::FrameType::calling) {
+                    function = in.string();
+                    continue;
+                }
+                if (event.frame.type == wire::FrameType::result) {
+                    report.outcomes[i] = judge_case(c, decode_result(in));
+                } else if (event.frame.type == wire::FrameType::failure) {
+                    report.outcomes[i] = failure_outcome(in, report.internal_error, limits.memory_mib);
+                } else {
+                    throw wire::ProtocolError("an unexpected frame");
+                }
+                return;
+            } catch (const wire::ProtocolError& e) {
+                event.kind = Sandbox::Event::Kind::protocol_error;
+                event.detail = e.what();
+            }
+        }
+        report.stopped = stopped_sentence(sandbox, event, c.name, function, limits);
+        break;
+    }
+    report.outcomes[i].status = CaseOutcome::Status::threw;
+    report.outcomes[i].message = report.stopped;
+}
+
 }  // namespace
 
 bool RunReport::passed() const {
@@ -131,29 +196,6 @@ RunReport run_cases(const Exercise& exercise, const std::string& program, const 
     report.outcomes.resize(exercise.cases.size());
     Sandbox sandbox(program, limits);
     const auto limit = std::chrono::milliseconds(static_cast<long long>(limits.seconds_per_case * 1000));
-    const std::string limit_text = [&] {
-        char text[32];
-        std::snprintf(text, sizeof text, "%g s", limits.seconds_per_case);
-        return std::string(text);
-    }();
-
-    auto stop = [&](const Sandbox::Event& event, const std::string& name, const std::string& function) {
-        if (event.kind == Sandbox::Event::Kind::timed_out) {
-            const std::string where = name.empty() ? tutor::tr("(and 5 s more) of starting: does a global's constructor loop?")
-                                      : function.empty() ? tutor::trf("in case \"{1}\"", {name})
-                                                         : tutor::trf("in case \"{1}\", inside {2}", {name, function});
-            report.stopped = tutor::trf("your code did not finish within {1} {2} (an endless loop?), and was stopped. A loop "
-                                        "counting down with an unsigned counter (std::size_t s; s >= 0; --s) never ends: s >= 0 "
-                                        "is always true. `--time-limit S` allows more time.",
-                                        {limit_text, where});
-        } else if (event.kind == Sandbox::Event::Kind::protocol_error) {
-            report.stopped = tutor::trf("your program wrote something the checker cannot read on its report channel ({1}) {2}: "
-                                        "does your code write to file descriptor 4, or close it?",
-                                        {event.detail, name.empty() ? tutor::tr("before its first case") : tutor::trf("in case \"{1}\"", {name})});
-        } else {
-            report.stopped = ended_sentence(sandbox, name, function, limits.memory_mib);
-        }
-    };
 
     // Starting (loading, the sanitizers' set-up, a busy machine) gets five seconds more than a case.
     Sandbox::Event event = sandbox.next(Clock::now() + limit + std::chrono::seconds(5));
@@ -162,48 +204,13 @@ RunReport run_cases(const Exercise& exercise, const std::string& program, const 
             event.kind = Sandbox::Event::Kind::protocol_error;
             event.detail = "no greeting";
         }
-        stop(event, "", "");
+        report.stopped = stopped_sentence(sandbox, event, "", "", limits);
         report.output = sandbox.output();
         return report;
     }
     for (std::size_t i = 0; i < exercise.cases.size() && report.stopped.empty() && !report.internal_error; ++i) {
-        const Case& c = exercise.cases[i];
-        sandbox.send(wire::FrameType::request, request(static_cast<std::uint32_t>(i), c));
-        const auto deadline = Clock::now() + limit;
-        std::string function;
-        while (true) {
-            event = sandbox.next(deadline);
-            if (event.kind != Sandbox::Event::Kind::frame) {
-                stop(event, c.name, function);
-                report.outcomes[i].status = CaseOutcome::Status::threw;  // this case failed; the later ones never ran
-                report.outcomes[i].message = report.stopped;
-                break;
-            }
-            try {
-                wire::Decoder in(event.frame.payload);
-                if (in.u32() != i) throw wire::ProtocolError("a report for another case");
-                if (event.frame.type == wire::FrameType::calling) {
-                    function = in.string();
-                    continue;
-                }
-                if (event.frame.type == wire::FrameType::result) {
-                    report.outcomes[i] = judge_case(c, decode_result(in));
-                } else if (event.frame.type == wire::FrameType::failure) {
-                    report.outcomes[i] = failure_outcome(in, report.internal_error, limits.memory_mib);
-                } else {
-                    throw wire::ProtocolError("an unexpected frame");
-                }
-            } catch (const wire::ProtocolError& e) {
-                event.kind = Sandbox::Event::Kind::protocol_error;
-                event.detail = e.what();
-                stop(event, c.name, function);
-                report.outcomes[i].status = CaseOutcome::Status::threw;
-                report.outcomes[i].message = report.stopped;
-                break;
-            }
-            if (on_case) on_case(i, report.outcomes[i]);
-            break;
-        }
+        run_case(sandbox, exercise.cases[i], i, limit, limits, report);
+        if (report.stopped.empty() && on_case) on_case(i, report.outcomes[i]);
     }
     // Done: a program that served every case gets two seconds to exit; one that broke off, none.
     if (report.stopped.empty()) sandbox.send(wire::FrameType::end, wire::Encoder{});

@@ -5,9 +5,9 @@
 #include "attn/shape.hpp"
 #include "tutor/language.hpp"
 #include "sandbox.hpp"
-#include "tutor/lesson_report.hpp"
-#include "tutor/tensor_format.hpp"
-#include "tutor/text_layout.hpp"
+#include "tutor/lesson/lesson_report.hpp"
+#include "tutor/lesson/tensor_format.hpp"
+#include "tutor/terminal/text_layout.hpp"
 
 namespace attn::exercises {
 

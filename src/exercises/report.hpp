@@ -10,7 +10,7 @@
 #include <ostream>
 
 #include "exercise_run.hpp"
-#include "tutor/terminal.hpp"
+#include "tutor/terminal/terminal.hpp"
 
 namespace attn::exercises {
 

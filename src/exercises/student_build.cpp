@@ -141,6 +141,44 @@ std::string included_outside(const BuildPlace& place, const std::string& object,
     return "";
 }
 
+// What CMake wrote about an exercise's target (<build>/exercises/exercise_NN.build).
+struct TargetFiles {
+    std::string program, object, wrapper, headers;
+};
+
+TargetFiles target_files(const fs::path& folder, const std::string& target, int number) {
+    const auto description = read_build_description((folder / (target + ".build")).string(), number);
+    auto value = [&description](const char* key) { return description.count(key) ? description.at(key) : std::string(); };
+    const TargetFiles files{value("program"), value("object"), value("wrapper"), value("headers")};
+    if (files.program.empty() || files.object.empty() || files.wrapper.empty() || files.headers.empty()) {
+        throw InputError((folder / (target + ".build")).string() + " is incomplete: configure the build folder again");
+    }
+    return files;
+}
+
+// The refusal when the student's object calls a library function the exercise does not allow; "" if none.
+std::string forbidden_calls_message(const Exercise& exercise, const std::string& object) {
+    const CapturedRun symbols = run_captured({"nm", "-P", "--undefined-only", object}, 60.0);
+    if (symbols.exit_code != 0) throw InputError("cannot list the symbols of " + object + " (nm): " + symbols.output);
+    const auto forbidden = forbidden_library_calls(symbols.output, exercise.library_allowed);
+    if (forbidden.empty()) return "";
+    std::string names, allowed;
+    for (const auto& name : forbidden) names += (names.empty() ? "" : ", ") + name;
+    for (const auto& name : exercise.library_allowed) allowed += (allowed.empty() ? "" : ", ") + name;
+    return "Exercise " + std::to_string(exercise.number) + " asks you to write " + exercise.practised +
+           " yourself, and your code calls the library's " + names + ". From the library, this exercise lets you use " +
+           (allowed.empty() ? std::string("only its types and errors") : allowed + ", its types and errors") + ".";
+}
+
+// A new private folder under <build>/exercises/runs/.
+std::string new_run_folder(const fs::path& folder) {
+    std::error_code error;
+    fs::create_directories(folder / "runs", error);
+    std::string directory = (folder / "runs" / "run-XXXXXX").string();
+    if (::mkdtemp(directory.data()) == nullptr) system_error("cannot create a folder in " + (folder / "runs").string(), errno);
+    return directory;
+}
+
 }  // namespace
 
 std::string demangle_symbols(const std::string& text) {
@@ -288,14 +326,7 @@ StudentBuild build_student_program(const BuildPlace& place, const Exercise& exer
     std::snprintf(number_text, sizeof number_text, "%02d", exercise.number);
     const fs::path folder = fs::path(place.build_directory) / "exercises";
     const std::string target = std::string("exercise_") + number_text;
-    const auto description = read_build_description((folder / (target + ".build")).string(), exercise.number);
-    const std::string program = description.count("program") ? description.at("program") : "";
-    const std::string object = description.count("object") ? description.at("object") : "";
-    const std::string wrapper = description.count("wrapper") ? description.at("wrapper") : "";
-    const std::string headers = description.count("headers") ? description.at("headers") : "";
-    if (program.empty() || object.empty() || wrapper.empty() || headers.empty()) {
-        throw InputError((folder / (target + ".build")).string() + " is incomplete: configure the build folder again");
-    }
+    const TargetFiles files = target_files(folder, target, exercise.number);
     if (student_file.find_first_of("\"\n\\") != std::string::npos) {
         throw InputError("the path " + student_file + " holds a quote, a backslash or a newline: copy the file to a plainer path");
     }
@@ -306,7 +337,7 @@ StudentBuild build_student_program(const BuildPlace& place, const Exercise& exer
     // and on the exercise's own include path, never beside the student's file (where solution.cpp
     // is). #line keeps the compiler's messages about the student's file and lines.
     const std::string source = read_input_file(student_file, 16u << 20, "the student's file");
-    write_if_changed(wrapper, "#line 1 \"" + student_file + "\"\n" + source + "\n");
+    write_if_changed(files.wrapper, "#line 1 \"" + student_file + "\"\n" + source + "\n");
     const CapturedRun built = run_captured({"cmake", "--build", place.build_directory, "--target", target}, 600.0);
     {
         std::ofstream log((folder / (target + ".log")).string(), std::ios::trunc);
@@ -318,7 +349,7 @@ StudentBuild build_student_program(const BuildPlace& place, const Exercise& exer
         build.messages = built.timed_out ? "the build did not finish within 10 minutes\n" : messages;
         return build;
     }
-    const std::string outside = included_outside(place, object, {wrapper, headers});
+    const std::string outside = included_outside(place, files.object, {files.wrapper, files.headers});
     if (!outside.empty()) {
         build.status = StudentBuild::Status::refused;
         build.messages = "Your file includes " + outside + ", which exercise " + std::to_string(exercise.number) +
@@ -326,28 +357,17 @@ StudentBuild build_student_program(const BuildPlace& place, const Exercise& exer
                          "the exercise's exercise.hpp.";
         return build;
     }
-    const CapturedRun symbols = run_captured({"nm", "-P", "--undefined-only", object}, 60.0);
-    if (symbols.exit_code != 0) throw InputError("cannot list the symbols of " + object + " (nm): " + symbols.output);
-    const auto forbidden = forbidden_library_calls(symbols.output, exercise.library_allowed);
-    if (!forbidden.empty()) {
-        std::string names, allowed;
-        for (const auto& name : forbidden) names += (names.empty() ? "" : ", ") + name;
-        for (const auto& name : exercise.library_allowed) allowed += (allowed.empty() ? "" : ", ") + name;
+    if (std::string refusal = forbidden_calls_message(exercise, files.object); !refusal.empty()) {
         build.status = StudentBuild::Status::refused;
-        build.messages = "Exercise " + std::to_string(exercise.number) + " asks you to write " + exercise.practised +
-                         " yourself, and your code calls the library's " + names + ". From the library, this exercise lets you use " +
-                         (allowed.empty() ? std::string("only its types and errors") : allowed + ", its types and errors") + ".";
+        build.messages = std::move(refusal);
         return build;
     }
     // A private copy: the next build (another run, another test) may replace the program meanwhile.
+    build.private_directory_ = new_run_folder(folder);
+    build.program = (fs::path(build.private_directory_) / target).string();
     std::error_code error;
-    fs::create_directories(folder / "runs", error);
-    std::string directory = (folder / "runs" / "run-XXXXXX").string();
-    if (::mkdtemp(directory.data()) == nullptr) system_error("cannot create a folder in " + (folder / "runs").string(), errno);
-    build.private_directory_ = directory;
-    build.program = (fs::path(directory) / target).string();
-    fs::copy_file(program, build.program, error);
-    if (error) throw InputError("cannot copy " + program + " to " + build.program + ": " + error.message());
+    fs::copy_file(files.program, build.program, error);
+    if (error) throw InputError("cannot copy " + files.program + " to " + build.program + ": " + error.message());
     build.status = StudentBuild::Status::built;
     return build;
 }

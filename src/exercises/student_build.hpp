@@ -9,10 +9,11 @@
 // `attn exercise` runs (or the test suite's) never run the build tool at once in one folder.
 //
 // Why the symbol check: the student's program links the library for the helpers an exercise allows
-// (exercise 5 may call attn::linear), so "you may not call attn::dot_attention" is checked on the
-// student's compiled object: every library function it refers to must be on the exercise's list.
-// This is exactly what the linker resolves — a direct call, a function pointer or an alias all show
-// — and it does not depend on inlining or on how the checker computes its expected values.
+// (lessons/05-multi-head-attention's exercise may call attn::linear), so "you may not call
+// attn::dot_attention" is checked on the student's compiled object: every library function it
+// refers to must be on the exercise's list. This is exactly what the linker resolves — a direct
+// call, a function pointer or an alias all show — and it does not depend on inlining or on how the
+// checker computes its expected values.
 //
 //   StudentBuild build = build_student_program(place, exercise, "lessons/01-dot-product/exercise/exercise.cpp");
 //   if (build.status == StudentBuild::Status::built) run(build.program);

@@ -8,7 +8,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "finite.hpp"  // attn::detail::first_non_finite
+#include "finite_values.hpp"  // attn::detail::first_non_finite
 #include "kernels.hpp"
 #include "projection.hpp"
 

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "finite.hpp"  // the library's attn::detail::throw_non_finite: one message for both paths
+#include "finite_values.hpp"  // attn::detail::throw_non_finite: one message for both paths
 #include "kernels.hpp"
 
 namespace attn::fast::detail {

@@ -1,5 +1,6 @@
-// src/fast/online_softmax_update.hpp — private to the fast path: step 2 of lesson 7's tiled
-// attention (tiled_attention.cpp), the online softmax's update for one block of query rows.
+// src/fast/online_softmax_update.hpp — private to the fast path: step 2 of the tiled attention of
+// lessons/07-online-softmax (tiled_attention.cpp), the online softmax's update for one block of
+// query rows.
 //
 // For each row r of the block, whose scores (already scaled by 1/√d_k) the scores kernel left in
 // scores[r]:

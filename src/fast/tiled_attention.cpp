@@ -26,7 +26,7 @@
 #include <limits>
 
 #include "attention_heads.hpp"
-#include "finite.hpp"  // attn::detail::first_non_finite
+#include "finite_values.hpp"  // attn::detail::first_non_finite
 #include "online_softmax_update.hpp"
 #include "tile_products.hpp"
 

@@ -1,7 +1,8 @@
 // src/lib/attention_arguments.hpp — private to the library: what every softmax(Q Kᵀ · scale) V
-// function checks besides shapes, shared so that lesson 4's scaled_dot_product_attention, lesson
-// 5's multi_head_attention and lesson 7's online_softmax_attention refuse the same values with the
-// same messages.
+// function checks besides shapes, shared so that scaled_dot_product_attention
+// (lessons/04-causal-self-attention), multi_head_attention (lessons/05-multi-head-attention) and
+// online_softmax_attention (lessons/07-online-softmax) refuse the same values with the same
+// messages.
 #pragma once
 
 #include <optional>

@@ -1,5 +1,5 @@
-// Lesson 3 — Bahdanau attention (lessons/03-bahdanau/README.md): the additive score
-// w2 · tanh(W1 [h̄_s ; h_t] + b1) + b2, then lesson 1's softmax and weighted sum.
+// Bahdanau attention (lessons/03-bahdanau/README.md): the additive score
+// w2 · tanh(W1 [h̄_s ; h_t] + b1) + b2, then lessons/01-dot-product's softmax and weighted sum.
 // Shapes: encoder_outputs (B, S, H), decoder_output (B, H), the hidden layer (B, S, 2H).
 #include "attn/bahdanau_attention.hpp"
 

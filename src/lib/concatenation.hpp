@@ -4,7 +4,7 @@
 //
 // Why shared: both lessons build the same pairs and differ only in the order — Bahdanau's seed
 // notebook concatenates [h̄_s ; h_t], Luong's paper [h_t ; h̄_s] — and the order is exactly what a
-// reader must see (lesson 3's mistakes include the swapped concatenation).
+// reader must see (lessons/03-bahdanau's mistakes include the swapped concatenation).
 //
 //   concatenate_with_decoder_state(encoder_outputs (B, S, H), decoder_output (B, H), DecoderState::second)
 //       → (B, S, 2H), row (b, s) = [h̄_s ; h_t]

@@ -1,4 +1,4 @@
-// Lesson 1 — dot-product attention (lessons/01-dot-product/README.md).
+// Dot-product attention (lessons/01-dot-product/README.md).
 //
 // The lesson's three steps: score_s = h_t · h̄_s, weights = softmax(scores), context = Σ_s weight_s h̄_s.
 // Shapes: encoder_outputs (B, S, H) — the h̄_s; decoder_output (B, H) — h_t.

@@ -1,4 +1,4 @@
-// Lesson 6 — a Transformer encoder layer (lessons/06-encoder-layer/README.md).
+// A Transformer encoder layer (lessons/06-encoder-layer/README.md).
 //
 // The layer in the lesson's two lines, each with its post-norm and pre-norm form:
 //   attention:     x = norm1(x + attention(x))     or  x = x + attention(norm1(x))   (norm_first)

@@ -11,18 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "finite_values.hpp"  // first_non_finite, throw_non_finite: shared with the fast path
+
 namespace attn::detail {
 
-/// The index of the first value of data[0, count) that is NaN or ±∞, or `count` when there is none.
-std::size_t first_non_finite(const double* data, std::size_t count);
-std::size_t first_non_finite(const float* data, std::size_t count);
-
-/// Throws InputError "function: tensor[0, 1, 2] is -inf, not a finite number: why".
-[[noreturn]] void throw_non_finite(const std::string& function, const std::string& tensor,
-                                   const std::vector<std::size_t>& shape, std::size_t flat, double value,
-                                   const std::string& why);
-
-/// Checks a whole tensor (any xtensor container of double) and throws as above.
+/// Checks a whole tensor (any xtensor container of double) and throws as throw_non_finite does.
 template <class Tensor>
 void require_finite(const std::string& function, const std::string& name, const Tensor& tensor, const std::string& why) {
     const std::size_t at = first_non_finite(tensor.data(), tensor.size());

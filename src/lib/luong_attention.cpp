@@ -1,5 +1,5 @@
-// Lesson 2 — Luong attention (lessons/02-luong/README.md): the general score h_t · W_a h̄_s and the
-// concat score v_a · tanh(W_a [h_t ; h̄_s]), then lesson 1's softmax and weighted sum.
+// Luong attention (lessons/02-luong/README.md): the general score h_t · W_a h̄_s and the concat
+// score v_a · tanh(W_a [h_t ; h̄_s]), then lessons/01-dot-product's softmax and weighted sum.
 // Shapes: encoder_outputs (B, S, H), decoder_output (B, H).
 #include "attn/luong_attention.hpp"
 

@@ -1,9 +1,9 @@
-// Lesson 5 — multi-head attention (lessons/05-multi-head-attention/README.md).
+// Multi-head attention (lessons/05-multi-head-attention/README.md).
 //
 // The lesson's formulas in order: project the inputs (q = query W_qᵀ + b_q, …), cut the width D
-// into h heads of d_k = D / h, run lesson 4's attention in every head at once, put the heads back
-// side by side, and project the result with W_o when there is one. Shapes: query (B, T, D), key and
-// value (B, S, D); every head's scores and weights (B, h, T, S).
+// into h heads of d_k = D / h, run lessons/04-causal-self-attention's attention in every head at
+// once, put the heads back side by side, and project the result with W_o when there is one. Shapes:
+// query (B, T, D), key and value (B, S, D); every head's scores and weights (B, h, T, S).
 #include "attn/multi_head_attention.hpp"
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// Lesson 4 — softmax(Q Kᵀ / √d_k + M) V (lessons/04-causal-self-attention/README.md).
+// softmax(Q Kᵀ / √d_k + M) V (lessons/04-causal-self-attention/README.md).
 //
 // The formula, one line per step: the scores, the mask M added (0 where a key is visible, −∞ where
 // it is hidden), the softmax over the keys, the weighted sum of the values. Every step is kept in

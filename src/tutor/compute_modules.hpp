@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "attn/masks.hpp"
-#include "tutor/lessons.hpp"
+#include "tutor/lesson/lessons.hpp"
 
 namespace attn::tutor {
 

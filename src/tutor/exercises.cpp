@@ -1,6 +1,6 @@
 #include "tutor/exercises.hpp"
 
-#include "tutor/lessons.hpp"
+#include "tutor/lesson/lessons.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -14,7 +14,7 @@
 #include "attn/files.hpp"
 #include "attn/printable.hpp"
 #include "tutor/language.hpp"
-#include "tutor/lessons.hpp"
+#include "tutor/lesson/lessons.hpp"
 
 #ifndef ATTN_DEFAULT_SOURCE_DIR
 #define ATTN_DEFAULT_SOURCE_DIR "."

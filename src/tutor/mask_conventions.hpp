@@ -24,7 +24,7 @@
 #include <string>
 
 #include "attn/tensor.hpp"
-#include "tutor/lessons.hpp"
+#include "tutor/lesson/lessons.hpp"
 
 namespace attn::tutor {
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "attn/encoder_layer.hpp"
-#include "tutor/lessons.hpp"
+#include "tutor/lesson/lessons.hpp"
 
 namespace attn::tutor {
 

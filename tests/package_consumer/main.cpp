@@ -1,5 +1,6 @@
-// The README's first example through the installed package: two heads of lesson 5 on one
-// sequence, compared with the numbers the header's example states (0.6698, 0.3302).
+// The README's first example through the installed package: two heads of
+// lessons/05-multi-head-attention on one sequence, compared with the numbers the header's example
+// states (0.6698, 0.3302).
 #include <cmath>
 #include <cstdio>
 

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "attn/npy.hpp"
 #include "support/temp_dir.hpp"
 
 namespace attn::testing {
@@ -36,6 +37,17 @@ CommandResult expect_refused(const std::vector<std::string>& arguments, const st
     for (const auto& fragment : fragments) CHECK_THAT(r.err, Catch::Contains(fragment));
     CHECK_FALSE(has_control_byte(r.err));
     return r;
+}
+
+void save_identity_attention(const std::string& in, std::size_t D) {
+    std::vector<double> eye(D * D, 0.0), zeros(D, 0.0);
+    for (std::size_t i = 0; i < D; ++i) eye[i * D + i] = 1.0;
+    for (const char* name : {"w_q", "w_k", "w_v", "w_o"}) {
+        write_file(in + "/" + name + ".npy", encode_npy({D, D}, eye, NpyDtype::float64));
+    }
+    for (const char* name : {"b_q", "b_k", "b_v", "b_o"}) {
+        write_file(in + "/" + name + ".npy", encode_npy({D}, zeros, NpyDtype::float64));
+    }
 }
 
 }  // namespace attn::testing

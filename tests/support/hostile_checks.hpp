@@ -24,6 +24,10 @@ std::map<std::string, std::string> snapshot(const std::string& folder);
 /// A C0 control byte other than line feed and tab, or DEL: what must never reach a terminal.
 bool has_control_byte(const std::string& text);
 
+/// Identity projections of width D, zero biases, as float64 .npy files in the folder `in`: the
+/// weights of `attn compute mha` and friends.
+void save_identity_attention(const std::string& in, std::size_t D);
+
 /// Runs attn and checks the promise for bad input: exit 2, every fragment in the message, no
 /// control byte in it.
 CommandResult expect_refused(const std::vector<std::string>& arguments, const std::vector<std::string>& fragments,

@@ -7,7 +7,7 @@
 #include <deque>
 #include <filesystem>
 
-#include "tutor/lessons.hpp"
+#include "tutor/lesson/lessons.hpp"
 
 namespace attn::testing {
 

@@ -106,4 +106,6 @@ pid_t finished_pid() {
     return child;
 }
 
+bool no_abort(const CommandResult& result) { return result.exit_code < 128 && result.exit_code != 3; }
+
 }  // namespace attn::testing

@@ -34,6 +34,10 @@ CommandResult run_command(const std::string& program, const std::vector<std::str
 CommandResult run_attn(const std::vector<std::string>& arguments,
                        const std::map<std::string, std::string>& environment = {}, int timeout_seconds = 0);
 
+/// The program ended by itself: not killed by a signal (an abort, a crash) and no internal error
+/// (exit 3).
+bool no_abort(const CommandResult& result);
+
 /// The PID of a process that has already exited (a child started and reaped here): what a
 /// killed run's leftover temporaries carry in their names.
 pid_t finished_pid();

@@ -1,6 +1,6 @@
 #include "support/tensor_match.hpp"
 
-#include "tutor/tensor_format.hpp"
+#include "tutor/lesson/tensor_format.hpp"
 
 namespace attn::testing {
 

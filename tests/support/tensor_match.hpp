@@ -10,7 +10,7 @@
 #include <string>
 
 #include "attn/tensor.hpp"
-#include "tutor/check.hpp"
+#include "tutor/lesson/check.hpp"
 
 namespace attn::testing {
 

@@ -3,7 +3,7 @@
 #include <cstdint>
 
 #define dot_attention independent_dot_attention
-#include "../independent/01.cpp"
+#include "../independent/dot-product.cpp"
 #undef dot_attention
 
 namespace exercise {

@@ -25,4 +25,4 @@ void leave_a_process_behind() {
 }  // namespace
 
 #define PLANTED_BEFORE_ANSWER leave_a_process_behind
-#include "../independent/01.cpp"
+#include "../independent/dot-product.cpp"

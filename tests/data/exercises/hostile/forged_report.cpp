@@ -18,4 +18,4 @@ void forge() {
 }  // namespace
 
 #define PLANTED_BEFORE_ANSWER forge
-#include "../independent/01.cpp"
+#include "../independent/dot-product.cpp"

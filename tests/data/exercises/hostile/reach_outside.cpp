@@ -62,4 +62,4 @@ void reach_outside() {
 }  // namespace
 
 #define PLANTED_BEFORE_ANSWER reach_outside
-#include "../independent/01.cpp"
+#include "../independent/dot-product.cpp"

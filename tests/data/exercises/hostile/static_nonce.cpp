@@ -31,4 +31,4 @@ void tell() {
 }  // namespace
 
 #define PLANTED_BEFORE_ANSWER tell
-#include "../independent/01.cpp"
+#include "../independent/dot-product.cpp"

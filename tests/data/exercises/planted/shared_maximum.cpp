@@ -21,4 +21,4 @@ double planted_batch_maximum(const attn::Tensor3& encoder_outputs, const attn::M
 }  // namespace
 
 #define PLANTED_SHARED_MAXIMUM
-#include "../independent/01.cpp"
+#include "../independent/dot-product.cpp"

@@ -1,3 +1,3 @@
 // Lesson 1's .squeeze() trap: every weight 1.
 #define PLANTED_WEIGHTS_ALL_ONE
-#include "../independent/01.cpp"
+#include "../independent/dot-product.cpp"

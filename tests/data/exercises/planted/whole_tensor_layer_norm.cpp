@@ -1,3 +1,3 @@
 // LayerNorm over the whole tensor: one mean and one variance for every row.
 #define PLANTED_WHOLE_TENSOR
-#include "../independent/06.cpp"
+#include "../independent/encoder-layer.cpp"
