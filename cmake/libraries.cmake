@@ -91,6 +91,7 @@ add_library(attn_fast
   src/fast/arguments.cpp
   src/fast/attention_heads.cpp
   src/fast/tile_products.cpp
+  src/fast/online_softmax_update.cpp
   src/fast/tiled_attention.cpp
   src/fast/multi_head_attention.cpp
   src/fast/encoder_layer.cpp
@@ -102,11 +103,12 @@ find_package(Threads REQUIRED)
 target_link_libraries(attn_fast PUBLIC attn attn_io xtensor PRIVATE xtensor-blas Threads::Threads)
 attn_target_defaults(attn_fast)
 target_compile_options(attn_fast PRIVATE -fopenmp-simd -fno-trapping-math)
-# The tile micro-kernels (tile_products.hpp): a · b + c must be one fused multiply-add wherever the
-# variant's target has one, in every build type (GCC forms none without optimisation), so that a
-# Debug or sanitizer build computes the numbers a Release build does. Their 8- and 16-float vectors
-# stay inside the file, so the note on passing them between targets does not apply.
-set_source_files_properties(src/fast/tile_products.cpp PROPERTIES
+# The tile micro-kernels and the online softmax's update (tile_products.hpp,
+# online_softmax_update.hpp): a · b + c must be one fused multiply-add wherever the variant's target
+# has one, in every build type (GCC forms none without optimisation), so that a Debug or sanitizer
+# build computes the numbers a Release build does. Their vectors of floats stay inside each file,
+# so the note on passing them between targets does not apply.
+set_source_files_properties(src/fast/tile_products.cpp src/fast/online_softmax_update.cpp PROPERTIES
   COMPILE_OPTIONS "$<$<NOT:$<CONFIG:Release>>:-O2>;-ffp-contract=fast;-Wno-psabi")
 if(ATTN_HAVE_OPENBLAS)
   target_compile_definitions(attn_fast PRIVATE ATTN_HAVE_OPENBLAS)

@@ -21,30 +21,42 @@
 
 namespace attn::fast::detail {
 
+// The unsigned integers with the bits of a float (Real = float) or of a vector of floats (GCC's
+// vector extension, as the fast path's hand-vectorised kernels use: online_softmax_update.cpp).
+template <class Real>
+struct BitsOf {
+    typedef std::uint32_t type __attribute__((vector_size(sizeof(Real))));
+};
+template <>
+struct BitsOf<float> {
+    using type = std::uint32_t;
+};
+
 /// e^c for c in [−87.34, 0], the part both exponentials below share. Cephes' expf range reduction
 /// and polynomial (max relative error 8e-8, under 2 float32 ulps). No float-to-integer conversion
 /// happens at all (2ⁿ is built from the bits of the rounded float), so no input, NaN included, is
-/// undefined behaviour.
-inline float exp_in_range(float c) {
+/// undefined behaviour. Real is float, or a vector of floats: the same operations lane by lane
+/// (always inlined, so that a vector variant is compiled for its caller's target: simd.hpp).
+template <class Real>
+[[gnu::always_inline]] inline Real exp_in_range(Real c) {
     // 1. c = n·ln 2 + r with n an integer and |r| ≤ ln 2 / 2. Adding 1.5·2²³ rounds c·log₂e to
     //    the integer n and leaves n in the low bits of the float's mantissa.
-    const float shifted = c * 1.44269504088896341f + 12582912.0f;
-    const float n = shifted - 12582912.0f;
-    float r = c - n * 0.693359375f;  // ln 2 in two parts, so that n·ln 2 is exact enough
+    const Real shifted = c * 1.44269504088896341f + 12582912.0f;
+    const Real n = shifted - 12582912.0f;
+    Real r = c - n * 0.693359375f;  // ln 2 in two parts, so that n·ln 2 is exact enough
     r = r - n * -2.12194440e-4f;
     // 2. e^r by its minimax polynomial.
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
+    Real p = 1.9875691500e-4f * r + 1.3981999507e-3f;
     p = p * r + 8.3334519073e-3f;
     p = p * r + 4.1665795894e-2f;
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
-    const float y = p * r * r + r + 1.0f;
+    const Real y = p * r * r + r + 1.0f;
     // 3. 2ⁿ: n + 127 (between 1 and 127) in the exponent bits.
-    std::uint32_t bits;
+    typename BitsOf<Real>::type bits;
     std::memcpy(&bits, &shifted, sizeof bits);
     bits = (bits + (127u - 0x4B400000u)) << 23;
-    float power;
+    Real power;
     std::memcpy(&power, &bits, sizeof power);
     return y * power;
 }

@@ -2,7 +2,8 @@
 #include "tile_products.hpp"
 
 #include <algorithm>
-#include <cstring>
+
+#include "vectors.hpp"
 
 namespace attn::fast::detail {
 
@@ -11,29 +12,10 @@ namespace attn::fast::detail {
 // baseline only).
 namespace {
 
-// A register of 8 floats (AVX2; two SSE registers in the baseline variant) or of 16 (AVX-512).
-using Vector8 = float __attribute__((vector_size(32)));
-using Vector16 = float __attribute__((vector_size(64)));
-
-template <class Vector>
-constexpr std::size_t lanes = sizeof(Vector) / sizeof(float);
-
 // Every `sum += x * vector` below is one fused multiply-add (one rounding) in the AVX2 and AVX-512
 // variants: this file is compiled with -ffp-contract=fast and, in every build type, optimised
 // (CMakeLists.txt), since without optimisation GCC forms no fused multiply-add and a Debug or
 // sanitizer build would compute other numbers. The baseline has no such instruction: two roundings.
-
-template <class Vector>
-[[gnu::always_inline]] inline Vector load(const float* p) {
-    Vector v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-}
-
-template <class Vector>
-[[gnu::always_inline]] inline void store(float* p, Vector v) {
-    std::memcpy(p, &v, sizeof v);
-}
 
 // 2 vectors of keys of a panel (16 keys with AVX2: half a panel; 32 with AVX-512: all of it)
 // against R ≤ 6 queries: out (R, 2·lanes) = q (R, d_k) · panel (d_k, 2·lanes of the 32).
@@ -59,9 +41,10 @@ template <class Vector, std::size_t R>
     }
 }
 
-// alpha is applied in a pass of its own, after the products: held in a register through them, it
-// would take the one register the 12 accumulators, 2 key vectors and the broadcast leave free in
-// AVX2's 16.
+// alpha is applied in a pass of its own, after the products, and not at all when it is 1 (the
+// tiled path scales its queries once instead): multiplied into each sum as it is stored, GCC held
+// alpha's broadcast through the loop over d_k, which left AVX2's 16 registers one short for the 12
+// accumulators, 2 key vectors and the broadcast, and the kernel ran at 67 GFLOP/s instead of 105.
 template <class Vector, std::size_t R>
 [[gnu::always_inline]] inline void scores_rows(const float* q, std::size_t ld, const float* packed,
                                                std::size_t panels, std::size_t dk, float alpha, float* scores,
@@ -71,6 +54,7 @@ template <class Vector, std::size_t R>
         for (std::size_t j = 0; j < panel_width; j += keys_per_pass)
             scores_panel<Vector, R>(q, ld, packed + p * dk * panel_width + j, dk, scores + p * panel_width + j,
                                     stride);
+    if (alpha == 1.0f) return;
     for (std::size_t r = 0; r < R; ++r) {
         float* row = scores + r * stride;
         for (std::size_t c = 0; c < panels * panel_width; ++c) row[c] *= alpha;
@@ -95,20 +79,22 @@ template <class Vector>
     }
 }
 
-// W vectors of columns of d_k for R ≤ 6 queries: accumulator (R, W·lanes) += P (R, columns) ·
-// V (columns, W·lanes).
+// W vectors of columns [i, i + W·lanes) of d_k for R ≤ 6 queries: accumulator (R, W·lanes) +=
+// P (R, columns) · V (columns, W·lanes), V read from its slabs (value_slab_column).
 template <class Vector, std::size_t R, std::size_t W>
 [[gnu::always_inline]] inline void weighted_values_columns(const float* p, std::size_t stride, std::size_t columns,
-                                                           const float* v, std::size_t ld, float* accumulator,
-                                                           std::size_t dk) {
+                                                           const float* slabs, std::size_t slab_stride, std::size_t i,
+                                                           float* accumulator, std::size_t dk) {
     constexpr std::size_t L = lanes<Vector>;
+    const float* v[W];  // where vector w's columns start in their slab, at key 0
+    for (std::size_t w = 0; w < W; ++w) v[w] = value_slab_column(slabs, slab_stride, i + w * L);
     Vector sum[R][W];
 #pragma GCC unroll 6
     for (std::size_t r = 0; r < R; ++r)
-        for (std::size_t w = 0; w < W; ++w) sum[r][w] = load<Vector>(accumulator + r * dk + w * L);
+        for (std::size_t w = 0; w < W; ++w) sum[r][w] = load<Vector>(accumulator + r * dk + i + w * L);
     for (std::size_t c = 0; c < columns; ++c) {
         Vector values[W];
-        for (std::size_t w = 0; w < W; ++w) values[w] = load<Vector>(v + c * ld + w * L);
+        for (std::size_t w = 0; w < W; ++w) values[w] = load<Vector>(v[w] + c * slab_width);
 #pragma GCC unroll 6
         for (std::size_t r = 0; r < R; ++r) {
             const float x = p[r * stride + c];
@@ -117,27 +103,30 @@ template <class Vector, std::size_t R, std::size_t W>
     }
 #pragma GCC unroll 6
     for (std::size_t r = 0; r < R; ++r)
-        for (std::size_t w = 0; w < W; ++w) store(accumulator + r * dk + w * L, sum[r][w]);
+        for (std::size_t w = 0; w < W; ++w) store(accumulator + r * dk + i + w * L, sum[r][w]);
 }
 
 // The columns of d_k two vectors at a time, then one vector, then one at a time (with AVX-512, a
-// d_k of 16n + 8 leaves 8 columns to the last loop).
+// d_k of 16n + 8 leaves 8 columns to the last loop). A vector never straddles two slabs: i is a
+// multiple of its width, which divides slab_width.
 template <class Vector, std::size_t R>
 [[gnu::always_inline]] inline void weighted_values_rows(const float* p, std::size_t stride, std::size_t columns,
-                                                        const float* v, std::size_t ld, std::size_t dk,
+                                                        const float* slabs, std::size_t slab_stride, std::size_t dk,
                                                         float* accumulator) {
     constexpr std::size_t L = lanes<Vector>;
+    static_assert(slab_width % L == 0, "a vector within one slab");
     std::size_t i = 0;
     for (; i + 2 * L <= dk; i += 2 * L)
-        weighted_values_columns<Vector, R, 2>(p, stride, columns, v + i, ld, accumulator + i, dk);
+        weighted_values_columns<Vector, R, 2>(p, stride, columns, slabs, slab_stride, i, accumulator, dk);
     if (i + L <= dk) {
-        weighted_values_columns<Vector, R, 1>(p, stride, columns, v + i, ld, accumulator + i, dk);
+        weighted_values_columns<Vector, R, 1>(p, stride, columns, slabs, slab_stride, i, accumulator, dk);
         i += L;
     }
     for (; i < dk; ++i) {
+        const float* v = value_slab_column(slabs, slab_stride, i);
         for (std::size_t r = 0; r < R; ++r) {
             float sum = accumulator[r * dk + i];
-            for (std::size_t c = 0; c < columns; ++c) sum += p[r * stride + c] * v[c * ld + i];
+            for (std::size_t c = 0; c < columns; ++c) sum += p[r * stride + c] * v[c * slab_width];
             accumulator[r * dk + i] = sum;
         }
     }
@@ -145,18 +134,18 @@ template <class Vector, std::size_t R>
 
 template <class Vector>
 [[gnu::always_inline]] inline void weighted_values(const float* p, std::size_t stride, std::size_t rows,
-                                                   std::size_t columns, const float* v, std::size_t ld,
+                                                   std::size_t columns, const float* v, std::size_t slab_stride,
                                                    std::size_t dk, float* accumulator) {
     for (std::size_t r = 0; r < rows; r += block_rows) {
         const float* p_block = p + r * stride;
         float* out = accumulator + r * dk;
         switch (std::min(block_rows, rows - r)) {
-            case 6: weighted_values_rows<Vector, 6>(p_block, stride, columns, v, ld, dk, out); break;
-            case 5: weighted_values_rows<Vector, 5>(p_block, stride, columns, v, ld, dk, out); break;
-            case 4: weighted_values_rows<Vector, 4>(p_block, stride, columns, v, ld, dk, out); break;
-            case 3: weighted_values_rows<Vector, 3>(p_block, stride, columns, v, ld, dk, out); break;
-            case 2: weighted_values_rows<Vector, 2>(p_block, stride, columns, v, ld, dk, out); break;
-            default: weighted_values_rows<Vector, 1>(p_block, stride, columns, v, ld, dk, out); break;
+            case 6: weighted_values_rows<Vector, 6>(p_block, stride, columns, v, slab_stride, dk, out); break;
+            case 5: weighted_values_rows<Vector, 5>(p_block, stride, columns, v, slab_stride, dk, out); break;
+            case 4: weighted_values_rows<Vector, 4>(p_block, stride, columns, v, slab_stride, dk, out); break;
+            case 3: weighted_values_rows<Vector, 3>(p_block, stride, columns, v, slab_stride, dk, out); break;
+            case 2: weighted_values_rows<Vector, 2>(p_block, stride, columns, v, slab_stride, dk, out); break;
+            default: weighted_values_rows<Vector, 1>(p_block, stride, columns, v, slab_stride, dk, out); break;
         }
     }
 }
@@ -169,8 +158,8 @@ void block_scores_baseline(const float* q, std::size_t ld, std::size_t rows, con
 }
 
 void block_weighted_values_baseline(const float* p, std::size_t stride, std::size_t rows, std::size_t columns,
-                                    const float* v, std::size_t ld, std::size_t dk, float* accumulator) {
-    weighted_values<Vector8>(p, stride, rows, columns, v, ld, dk, accumulator);
+                                    const float* v, std::size_t slab_stride, std::size_t dk, float* accumulator) {
+    weighted_values<Vector8>(p, stride, rows, columns, v, slab_stride, dk, accumulator);
 }
 
 #ifdef ATTN_HAVE_X86_VARIANTS
@@ -181,9 +170,9 @@ ATTN_TARGET_AVX2 void block_scores_avx2(const float* q, std::size_t ld, std::siz
 }
 
 ATTN_TARGET_AVX2 void block_weighted_values_avx2(const float* p, std::size_t stride, std::size_t rows,
-                                                 std::size_t columns, const float* v, std::size_t ld, std::size_t dk,
-                                                 float* accumulator) {
-    weighted_values<Vector8>(p, stride, rows, columns, v, ld, dk, accumulator);
+                                                 std::size_t columns, const float* v, std::size_t slab_stride,
+                                                 std::size_t dk, float* accumulator) {
+    weighted_values<Vector8>(p, stride, rows, columns, v, slab_stride, dk, accumulator);
 }
 
 // Where the CPU's units are 512 bits wide (AMD Zen 5, Intel's server cores) AVX-512 does twice the
@@ -195,9 +184,9 @@ ATTN_TARGET_AVX512 void block_scores_avx512(const float* q, std::size_t ld, std:
 }
 
 ATTN_TARGET_AVX512 void block_weighted_values_avx512(const float* p, std::size_t stride, std::size_t rows,
-                                                     std::size_t columns, const float* v, std::size_t ld,
+                                                     std::size_t columns, const float* v, std::size_t slab_stride,
                                                      std::size_t dk, float* accumulator) {
-    weighted_values<Vector16>(p, stride, rows, columns, v, ld, dk, accumulator);
+    weighted_values<Vector16>(p, stride, rows, columns, v, slab_stride, dk, accumulator);
 }
 #endif
 
@@ -217,6 +206,18 @@ std::vector<TileKernels> available_tile_kernels() {
     std::vector<TileKernels> variants;
     for (const Simd simd : available_simd()) variants.push_back(tile_kernels(simd));
     return variants;
+}
+
+void pack_value_slabs(const float* values, std::size_t columns, std::size_t dk, std::size_t ld, float* slabs) {
+    for (std::size_t first = 0; first < dk; first += slab_width) {
+        const std::size_t width = std::min(slab_width, dk - first);
+        for (std::size_t c = 0; c < columns; ++c) {
+            float* out = slabs + c * slab_width;
+            for (std::size_t j = 0; j < width; ++j) out[j] = values[c * ld + first + j];
+            for (std::size_t j = width; j < slab_width; ++j) out[j] = 0.0f;
+        }
+        slabs += columns * slab_width;
+    }
 }
 
 void pack_key_panels(const float* keys, std::size_t columns, std::size_t dk, std::size_t ld, float* packed) {

@@ -11,6 +11,7 @@
 //       2. per row: m_new = max(m, the tile's largest visible score)
 //                   P = e^(score − m_new) for a visible key, 0 for a hidden one
 //                   l = l · e^(m − m_new) + Σ P;  accumulator ·= e^(m − m_new);  m = m_new
+//                                                                   online_softmax_update
 //       3. accumulator (6, d_k) += P V_tile                               kernels.weighted_values
 //   context rows = accumulator / l  (l = 0: no visible key at all → zeros, the library's policy)
 //
@@ -22,12 +23,11 @@
 // of rows stops at its own last query's key. The FLOPs counted are those of the columns computed.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 #include "attention_heads.hpp"
 #include "finite_values.hpp"  // attn::detail::first_non_finite
-#include "kernels.hpp"
+#include "online_softmax_update.hpp"
 #include "tile_products.hpp"
 
 namespace attn::fast::detail {
@@ -36,22 +36,24 @@ namespace {
 
 // One worker's buffers, carved out of the scratch vector.
 struct TileState {
+    float* q;            // (rows, d_k): the query tile's rows times 1/√d_k
     float* scores;       // (block_rows, stride): one row block's scores, then its P
     float* running_max;  // (rows) m
     float* running_sum;  // (rows) l
     float* accumulator;  // (rows, d_k)
     float* keys;         // the worker's current head: its keys by panels, key tile by key tile
-    float* values;       // and its values (S, d_k)
+    float* values;       // and its values by slabs of 16 columns, key tile by key tile
 
     static std::size_t floats(std::size_t query_tile, std::size_t stride, std::size_t dk, std::size_t packed_keys,
                               std::size_t S) {
-        return round_up(block_rows * stride) + 2 * round_up(query_tile) + round_up(query_tile * dk) +
-               round_up(packed_keys) + round_up(S * dk);
+        return 2 * round_up(query_tile * dk) + round_up(block_rows * stride) + 2 * round_up(query_tile) +
+               round_up(packed_keys) + round_up(value_slab_floats(S, dk));
     }
     static std::size_t round_up(std::size_t n) { return (n + 15) / 16 * 16; }  // 64-byte steps
 
     TileState(float* base, std::size_t query_tile, std::size_t stride, std::size_t dk, std::size_t packed_keys) {
-        scores = base;
+        q = base;
+        scores = q + round_up(query_tile * dk);
         running_max = scores + round_up(block_rows * stride);
         running_sum = running_max + round_up(query_tile);
         accumulator = running_sum + round_up(query_tile);
@@ -89,136 +91,23 @@ inline std::size_t visible_keys(bool causal, const RowBlock& block, std::size_t 
     return limit <= 0 ? 0 : std::min(block.columns, static_cast<std::size_t>(limit));
 }
 
-// Pass 1 of the update, every row of the block: the largest visible score into tile_max, and
-// false when a score the block computed (hidden or not) is not a finite number. Each loop runs
-// over a plain range (no per-column test of the causal limit), so that it vectorises without
-// index vectors.
-[[gnu::always_inline]] inline bool tile_maxima(const TileState& state, const RowBlock& block, std::size_t stride,
-                                               const float* keep, bool causal, float* tile_max) {
-    const float minus_infinity = -std::numeric_limits<float>::infinity();
-    const float largest = std::numeric_limits<float>::max();
-    const std::size_t columns = block.columns;
-    int bad = 0;
-    for (std::size_t r = 0; r < block.rows; ++r) {
-        const float* row = state.scores + r * stride;
-        const std::size_t limit = visible_keys(causal, block, r);
-        float maximum = minus_infinity;
-        if (keep != nullptr) {
-#pragma omp simd reduction(max : maximum) reduction(+ : bad)
-            for (std::size_t c = 0; c < limit; ++c) {
-                bad += !(std::fabs(row[c]) <= largest);
-                const float v = keep[c] != 0.0f ? row[c] : minus_infinity;
-                maximum = v > maximum ? v : maximum;
-            }
-        } else {
-#pragma omp simd reduction(max : maximum) reduction(+ : bad)
-            for (std::size_t c = 0; c < limit; ++c) {
-                bad += !(std::fabs(row[c]) <= largest);
-                maximum = row[c] > maximum ? row[c] : maximum;
-            }
-        }
-#pragma omp simd reduction(+ : bad)
-        for (std::size_t c = limit; c < columns; ++c) bad += !(std::fabs(row[c]) <= largest);
-        tile_max[r] = maximum;
-    }
-    return bad == 0;
-}
-
-// Pass 2 of the update for row r of the block, whose scores are all finite: P = e^(s − m_new) in
-// place of the scores, then l and the accumulator rescaled by e^(m_old − m_new).
-[[gnu::always_inline]] inline void update_row(TileState& state, const RowBlock& block, std::size_t r, float tile_max,
-                                              std::size_t stride, std::size_t dk, const float* keep, bool causal) {
-    const float minus_infinity = -std::numeric_limits<float>::infinity();
-    const std::size_t columns = block.columns;
-    float* row = state.scores + r * stride;
-    const std::size_t t = block.first + r;
-    const float m_old = state.running_max[t];
-    const float m_new = std::max(m_old, tile_max);
-    if (m_new == minus_infinity) {
-        // No visible key yet, in this tile or before: P is 0, l and the accumulator stay 0.
-        std::memset(row, 0, columns * sizeof(float));
-        return;
-    }
-    const std::size_t limit = visible_keys(causal, block, r);
-    float sum = 0.0f;
-    if (keep != nullptr) {
-#pragma omp simd simdlen(16) reduction(+ : sum)
-        for (std::size_t c = 0; c < limit; ++c) {
-            // A hidden score may lie above m_new: the exponential then gives 1, times 0.
-            const float e = exp_of_nonpositive_not_nan(row[c] - m_new) * keep[c];
-            row[c] = e;
-            sum += e;
-        }
-    } else {
-#pragma omp simd simdlen(16) reduction(+ : sum)
-        for (std::size_t c = 0; c < limit; ++c) {
-            const float e = exp_of_nonpositive_not_nan(row[c] - m_new);
-            row[c] = e;
-            sum += e;
-        }
-    }
-    std::memset(row + limit, 0, (columns - limit) * sizeof(float));  // the causal mask's hidden keys
-    const float rescale = exp_of_nonpositive(m_old - m_new);  // m_old = −∞: 0 (l and the accumulator are 0)
-    state.running_sum[t] = state.running_sum[t] * rescale + sum;
-    state.running_max[t] = m_new;
-    if (rescale != 1.0f) {
-        float* accumulator = state.accumulator + t * dk;
-#pragma omp simd
-        for (std::size_t i = 0; i < dk; ++i) accumulator[i] *= rescale;
-    }
-}
-
-// Step 2 of the file comment for one row block, whose scores are in state.scores. Returns false,
-// touching nothing, when a score of the block (hidden or not: only a mask may hide a key) is not a
-// finite number.
-[[gnu::always_inline]] inline bool online_softmax_update_body(TileState& state, const RowBlock& block, std::size_t stride,
-                                                                std::size_t dk, const float* keep, bool causal) {
-    float tile_max[block_rows];
-    if (!tile_maxima(state, block, stride, keep, causal, tile_max)) return false;
-    for (std::size_t r = 0; r < block.rows; ++r) update_row(state, block, r, tile_max[r], stride, dk, keep, causal);
-    return true;
-}
-
-// The update's variants (simd.hpp): the body above compiled for each target.
-using SoftmaxUpdate = bool (*)(TileState&, const RowBlock&, std::size_t, std::size_t, const float*, bool);
-
-bool online_softmax_update_baseline(TileState& state, const RowBlock& block, std::size_t stride, std::size_t dk,
-                                    const float* keep, bool causal) {
-    return online_softmax_update_body(state, block, stride, dk, keep, causal);
-}
-
-#ifdef ATTN_HAVE_X86_VARIANTS
-ATTN_TARGET_AVX2 bool online_softmax_update_avx2(TileState& state, const RowBlock& block, std::size_t stride,
-                                                 std::size_t dk, const float* keep, bool causal) {
-    return online_softmax_update_body(state, block, stride, dk, keep, causal);
-}
-
-ATTN_TARGET_AVX512 bool online_softmax_update_avx512(TileState& state, const RowBlock& block, std::size_t stride,
-                                                     std::size_t dk, const float* keep, bool causal) {
-    return online_softmax_update_body(state, block, stride, dk, keep, causal);
-}
-#endif
-
-SoftmaxUpdate online_softmax_update(Simd simd) {
-    switch (simd) {
-#ifdef ATTN_HAVE_X86_VARIANTS
-        case Simd::avx512: return online_softmax_update_avx512;
-        case Simd::avx2: return online_softmax_update_avx2;
-#endif
-        default: return online_softmax_update_baseline;
-    }
+// Step 2's view of one row block, whose scores are in state.scores (online_softmax_update.hpp).
+ScoreBlock score_block(const TileState& state, const RowBlock& block, std::size_t stride, const float* keep,
+                       bool causal) {
+    ScoreBlock scores{state.scores, stride, block.rows, block.columns, {}, keep};
+    for (std::size_t r = 0; r < block.rows; ++r) scores.visible[r] = visible_keys(causal, block, r);
+    return scores;
 }
 
 // The first score of a query tile that is not a finite number, in (query, key) order over the
 // scores the tile computes: its blocks of rows in order, each over every key tile it sees (an
 // earlier query may hold one further right than the block that failed). Scores are computed again
-// by the same kernel, so the value named is the one the update refused.
+// by the same kernel from the same scaled queries, so the value named is the one the update refused.
 NonFiniteValue first_non_finite_score(const TileKernels& kernels, const HeadsShape& shape,
                                       const ProjectedInputs& in, std::size_t b, std::size_t head, std::size_t q0,
-                                      std::size_t rows, std::size_t tk, const float* keys_packed,
-                                      std::size_t packed_tile, float alpha, float* scores, std::size_t stride) {
-    const std::size_t S = shape.S, D = shape.D, dk = shape.head_width();
-    const float* q = in.q + (b * shape.T + q0) * D + head * dk;
+                                      std::size_t rows, std::size_t tk, const float* scaled_q, const float* keys_packed,
+                                      std::size_t packed_tile, float* scores, std::size_t stride) {
+    const std::size_t S = shape.S, dk = shape.head_width();
     const std::size_t keys = in.causal ? std::min(S, q0 + rows) : S;
     for (std::size_t first = 0; first < rows; first += block_rows) {
         std::size_t first_t = rows, first_s = 0;
@@ -227,8 +116,8 @@ NonFiniteValue first_non_finite_score(const TileKernels& kernels, const HeadsSha
             const RowBlock block =
                 row_block(q0, first, std::min(block_rows, rows - first), k0, std::min(tk, keys - k0), in.causal);
             if (block.columns == 0) continue;
-            kernels.scores(q + first * D, D, block.rows, keys_packed + k0 / tk * packed_tile,
-                           key_panels(block.columns), dk, alpha, scores, stride);
+            kernels.scores(scaled_q + first * dk, dk, block.rows, keys_packed + k0 / tk * packed_tile,
+                           key_panels(block.columns), dk, 1.0f, scores, stride);
             for (std::size_t r = 0; r < block.rows; ++r) {
                 const std::size_t at = attn::detail::first_non_finite(scores + r * stride, block.columns);
                 const std::size_t t = first + r, s = k0 + at;
@@ -253,18 +142,18 @@ struct TiledCall {
     std::size_t packed_tile;    // floats of one key tile's packed keys
     float alpha;                // 1/√d_k
     TileKernels kernels;        // of the active instruction set (simd.hpp)
-    SoftmaxUpdate update;
+    SoftmaxUpdate update;       // likewise
 };
 
-// Step 0, once per head and worker: the head's keys by panels, key tile by key tile, and its
-// values (S, d_k) contiguous.
+// Step 0, once per head and worker: the head's keys by panels and its values by slabs
+// (tile_products.hpp), key tile by key tile, so that both kernels read them contiguously.
 void pack_head(const TiledCall& call, std::size_t b, std::size_t head, TileState& state) {
     const std::size_t S = call.shape.S, D = call.shape.D, dk = call.shape.head_width();
-    for (std::size_t k0 = 0; k0 < S; k0 += call.tk)
-        pack_key_panels(call.in.k + (b * S + k0) * D + head * dk, std::min(call.tk, S - k0), dk, D,
-                        state.keys + k0 / call.tk * call.packed_tile);
-    for (std::size_t s = 0; s < S; ++s)
-        std::memcpy(state.values + s * dk, call.in.v + (b * S + s) * D + head * dk, dk * sizeof(float));
+    for (std::size_t k0 = 0; k0 < S; k0 += call.tk) {
+        const std::size_t columns = std::min(call.tk, S - k0), first = (b * S + k0) * D + head * dk;
+        pack_key_panels(call.in.k + first, columns, dk, D, state.keys + k0 / call.tk * call.packed_tile);
+        pack_value_slabs(call.in.v + first, columns, dk, D, state.values + value_slab_floats(k0, dk));
+    }
 }
 
 // What one query tile computed: for the FLOP count and the tiles computed.
@@ -279,7 +168,12 @@ struct QueryTileWork {
 QueryTileWork walk_key_tiles(const TiledCall& call, std::size_t b, std::size_t head, std::size_t q0, std::size_t rows,
                              TileState& state, FirstNonFinite& bad) {
     const std::size_t S = call.shape.S, D = call.shape.D, dk = call.shape.head_width();
+    // The tile's queries once scaled by 1/√d_k, as PyTorch scales q before its product, and
+    // contiguous: the scores kernel then needs no pass of its own for alpha (AVX2's ran 5–7 %
+    // faster so, bench/tile_kernels.cpp).
     const float* q = call.in.q + (b * call.shape.T + q0) * D + head * dk;  // (rows, d_k), leading dimension D
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t i = 0; i < dk; ++i) state.q[r * dk + i] = call.alpha * q[r * D + i];
     const float* keep = call.in.keep != nullptr ? call.in.keep + b * S : nullptr;
     std::fill(state.running_max, state.running_max + rows, -std::numeric_limits<float>::infinity());
     std::fill(state.running_sum, state.running_sum + rows, 0.0f);
@@ -296,18 +190,21 @@ QueryTileWork walk_key_tiles(const TiledCall& call, std::size_t b, std::size_t h
             const RowBlock block = row_block(q0, first, std::min(block_rows, rows - first), k0, columns, call.in.causal);
             if (block.columns == 0) continue;  // causal: the whole tile is in these rows' future
             // 1. scores = Q_block K_tileᵀ / √d_k
-            call.kernels.scores(q + first * D, D, block.rows, panels, key_panels(block.columns), dk, call.alpha,
+            call.kernels.scores(state.q + first * dk, dk, block.rows, panels, key_panels(block.columns), dk, 1.0f,
                                 state.scores, call.stride);
             // 2. m, l, P and the rescaled accumulator
-            if (!call.update(state, block, call.stride, dk, keep_tile, call.in.causal)) {
+            const RunningRows running{state.running_max + first, state.running_sum + first,
+                                      state.accumulator + first * dk, dk};
+            if (!call.update(score_block(state, block, call.stride, keep_tile, call.in.causal), running)) {
                 bad.offer(first_non_finite_score(call.kernels, call.shape, call.in, b, head, q0, rows, call.tk,
-                                                 state.keys, call.packed_tile, call.alpha, state.scores, call.stride));
+                                                 state.q, state.keys, call.packed_tile, state.scores, call.stride));
                 work.finite = false;
                 return work;
             }
             // 3. accumulator += P V_tile
-            call.kernels.weighted_values(state.scores, call.stride, block.rows, block.columns, state.values + k0 * dk,
-                                         dk, dk, state.accumulator + first * dk);
+            call.kernels.weighted_values(state.scores, call.stride, block.rows, block.columns,
+                                         state.values + value_slab_floats(k0, dk), slab_width * std::min(call.tk, S - k0), dk,
+                                         state.accumulator + first * dk);
             work.flops += 4.0 * double(block.rows) * double(block.columns) * double(dk);
         }
         ++work.tiles;
