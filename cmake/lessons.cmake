@@ -9,6 +9,7 @@
 #                                    in the order of their numbers; ATTN_EXERCISES: those with an
 #                                    exercise/cases.cpp; per folder F, ATTN_LESSON_NUMBER_${F}
 #   attn_lesson_definitions(F file…) gives the files of folder F their lesson's own names
+#   attn_lesson_test_sources(F out)  the lesson's own tests: F/tests.cpp and F/tests/*.cpp
 #   attn_write_lesson_programs(out)  writes the tutor's table of lesson programs (a .cpp)
 #   attn_write_exercise_entries(out) writes the checker's table of exercises (a .cpp)
 #
@@ -16,6 +17,8 @@
 # dashes, and it holds a README.md and a lesson.cpp. The names each lesson's files get:
 #   ATTN_LESSON_NUMBER    the folder's number (1, 12, 100)
 #   ATTN_LESSON_FOLDER    the folder's name as a string ("01-dot-product")
+#   ATTN_LESSON_TAG       the folder's test tag as a string ("[lesson01]": two digits at least,
+#                         as tests/support/per_lesson.hpp writes it)
 #   ATTN_LESSON_ENTRY     the lesson program's function (attn_lesson_01_dot_product), defined by
 #                         ATTN_LESSON_PROGRAM in lesson.cpp (tutor/lesson/lesson_registration.hpp)
 #   ATTN_EXERCISE_ENTRY   the exercise's definition, defined by ATTN_EXERCISE_DEFINITION in
@@ -62,11 +65,25 @@ endmacro()
 
 function(attn_lesson_definitions folder)
   attn_lesson_identifier(${folder} identifier)
+  set(number ${ATTN_LESSON_NUMBER_${folder}})
+  if(number LESS 10)
+    set(number "0${number}")
+  endif()
   set_property(SOURCE ${ARGN} APPEND PROPERTY COMPILE_DEFINITIONS
     ATTN_LESSON_NUMBER=${ATTN_LESSON_NUMBER_${folder}}
     ATTN_LESSON_FOLDER="${folder}"
+    ATTN_LESSON_TAG="[lesson${number}]"
     ATTN_LESSON_ENTRY=${identifier}_program
     ATTN_EXERCISE_ENTRY=${identifier}_exercise)
+endfunction()
+
+# The lesson's own tests (docs/adding-a-lesson.md): lessons/F/tests.cpp and lessons/F/tests/*.cpp,
+# globbed with CONFIGURE_DEPENDS so that a new file is found by the next build.
+function(attn_lesson_test_sources folder out)
+  file(GLOB sources CONFIGURE_DEPENDS
+       ${CMAKE_CURRENT_SOURCE_DIR}/lessons/${folder}/tests.cpp
+       ${CMAKE_CURRENT_SOURCE_DIR}/lessons/${folder}/tests/*.cpp)
+  set(${out} ${sources} PARENT_SCOPE)
 endfunction()
 
 # Writes `content` to `output` only when it differs, so that a configure that finds the same

@@ -17,6 +17,7 @@ add_executable(attn_tests
   tests/support/hostile_checks.cpp
   tests/support/interop_cases.cpp
   tests/support/per_lesson.cpp
+  tests/support/lesson_runs.cpp
   tests/support/npy_bytes.cpp
   tests/test_shape.cpp
   tests/test_matmul.cpp
@@ -88,7 +89,6 @@ add_executable(attn_tests
   tests/test_cli_hostile_outputs.cpp
   tests/test_cli_hostile_tutor.cpp
   tests/test_cli_hostile_files.cpp
-  tests/test_lesson08_inputs.cpp
   tests/test_cli_interop.cpp
   tests/test_cli_pytorch_settings.cpp
   tests/test_cli_bench.cpp
@@ -96,6 +96,15 @@ add_executable(attn_tests
   tests/test_cli_language.cpp
   tests/test_cli_spanish.cpp
 )
+# Each lesson folder's own tests (lessons/NN-slug/tests.cpp, tests/*.cpp), compiled with the folder's
+# names so that ATTN_LESSON_TEST_CASE (tests/support/lesson_test_case.hpp) names and tags them.
+foreach(folder IN LISTS ATTN_LESSONS)
+  attn_lesson_test_sources(${folder} lesson_tests)
+  if(lesson_tests)
+    target_sources(attn_tests PRIVATE ${lesson_tests})
+    attn_lesson_definitions(${folder} ${lesson_tests})
+  endif()
+endforeach()
 target_include_directories(attn_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests ${CMAKE_CURRENT_SOURCE_DIR}/fuzz)
 target_link_libraries(attn_tests PRIVATE attn_tutor attn_exercises attn_fast Catch2::Catch2)
 attn_target_defaults(attn_tests)

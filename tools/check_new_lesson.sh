@@ -5,7 +5,8 @@
 # changes only the title lines of its two editions ("# Lesson 99 — …", "# Lección 99 — …"),
 # configures and builds from scratch, and checks that lesson 99 is there everywhere: `attn list`,
 # `attn check 99` (both languages), `attn lesson 99 --screens`, `attn exercise 99` with the
-# folder's written-out solution, and the per-lesson tests tagged [lesson99]. No other file is
+# folder's written-out solution, the per-lesson tests tagged [lesson99] and the folder's own tests
+# (tests.cpp, named "99-copy - …"). No other file is
 # edited. It takes a full build (about 8 minutes on 2 cores); the clone is removed at the end
 # unless WORK_DIR is given.
 set -euo pipefail
@@ -50,7 +51,11 @@ step "the per-lesson tests of lesson 99"
 # (Catch2's listing exits with the number of tests it listed: its output is what counts.)
 listed=$(build/attn_tests "[lesson99]" --list-test-names-only || true)
 printf '%s\n' "$listed" | grep -q '^lesson 99 - copy - every expected value matches$' || fail "no test is tagged [lesson99]"
-printf '%s\n' "$listed" | grep '^lesson 99 '
+if [ -f lessons/01-dot-product/tests.cpp ]; then
+  # The folder's own tests (tests.cpp) came along, named from the new folder.
+  printf '%s\n' "$listed" | grep -q '^99-copy - ' || fail "lesson 99's own tests (tests.cpp) are not tagged [lesson99]"
+fi
+printf '%s\n' "$listed" | grep '^lesson 99 \|^99-copy - '
 
 build/attn_tests "[lesson99]" || fail "the tests tagged [lesson99]"
 step "lesson 99 is a lesson like the others: every check passed"
