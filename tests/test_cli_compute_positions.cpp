@@ -154,6 +154,10 @@ TEST_CASE("cli - compute embedding names an id outside the table with its positi
         save_integers(in + "/ids.npy", "(2, 2)", {0, 1, 2, 3});
         expect_refused("embedding", in, {}, {"ids[1, 1] = 3", "V = 3"});
     }
+    SECTION("an id beyond what a double holds exactly") {
+        save_integers(in + "/ids.npy", "(1, 2)", {1, INT64_MAX});
+        expect_refused("embedding", in, {}, {"ids[0, 1] is about 9.22337e+18", "too large"});
+    }
     SECTION("floating-point ids") {
         save(in + "/ids.npy", {1, 2}, {0, 1});
         expect_refused("embedding", in, {}, {"ids must hold integers"});

@@ -46,9 +46,9 @@ std::vector<std::int64_t> integer_values(const NamedTensors& inputs, const Compu
     for (std::size_t i = 0; i < tensor.size(); ++i) {
         // Read as doubles: beyond 2^53 an int64 is not exact, and beyond 2^63 it would not convert.
         if (std::abs(tensor.data()[i]) > 9007199254740992.0) {
-            std::ostringstream value;
-            value << std::fixed << std::setprecision(0) << tensor.data()[i];
-            throw InputError(trf("{1}{2} = {3} is too large to be a token id or a position",
+            std::ostringstream value;  // rounded: the file's exact integer is not known here
+            value << std::setprecision(6) << tensor.data()[i];
+            throw InputError(trf("{1}{2} is about {3}, too large to be a token id or a position",
                                  {name, index_string(i, shape), value.str()}));
         }
         values[i] = static_cast<std::int64_t>(tensor.data()[i]);
