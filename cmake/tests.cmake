@@ -82,6 +82,7 @@ add_executable(attn_tests
   tests/test_cli_lesson.cpp
   tests/test_cli_compute.cpp
   tests/test_cli_compute_fast.cpp
+  tests/test_cli_compute_positions.cpp
   tests/test_cli_run.cpp
   tests/test_cli_view.cpp
   tests/test_cli_hostile.cpp

@@ -43,6 +43,7 @@ add_library(attn_tutor STATIC
   src/tutor/compute/compute_modules.cpp
   src/tutor/compute/compute_input_names.cpp
   src/tutor/compute/compute_validation.cpp
+  src/tutor/compute/compute_position_modules.cpp
   src/tutor/compute/compute_inputs.cpp
   src/tutor/compute/compute_fast.cpp
   src/tutor/compute/named_weights.cpp

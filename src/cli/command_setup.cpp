@@ -220,6 +220,22 @@ CLI::App* setup_compute(CLI::App& app, ComputeOptions& options) {
     command->add_flag("--seq-first", options.seq_first,
                       tr("Sequence-first tensors (T, B, D) in and out, PyTorch's batch_first=False default "
                       "(mha, encoder-layer, encoder)"));
+    // Lesson 8's options; which module takes which is checked with the module (check_position_options).
+    command->add_option("--rope-layout", options.rope_layout,
+                        tr("halves (default; features i and i + d_k/2, Hugging Face's rotate_half) or pairs "
+                           "(features 2i and 2i + 1, GPT-J's rotate_every_two) (rope)"));
+    command->add_option_function<double>(
+        "--rope-base", [&options](const double& value) { options.rope_base = value; },
+        tr("The base of RoPE's frequencies, theta_i = base^(-2i/d_k), > 0 (rope; default 10000)"))
+        ->check(positive_finite);
+    command->add_option_function<std::int64_t>(
+        "--padding-idx", [&options](const std::int64_t& value) { options.padding_idx = value; },
+        tr("nn.Embedding's padding_idx, in [-V, V) (embedding). Accepted and checked only: the forward copies the "
+           "row whatever it holds (nn.Embedding zeroes it when created), so it does not change the output"));
+    command->add_option_function<double>(
+        "--scale", [&options](const double& value) { options.scale = value; },
+        tr("Multiplies the looked-up rows, e.g. sqrt(D) as the Transformer does (embedding; default 1)"))
+        ->check(finite_number(-1e300, 1e300));
     // --precision's and --threads' values are checked once, with the module's other options
     // (tutor::check_compute_options).
     command->add_option("--precision", options.precision,

@@ -23,10 +23,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The element types an input may have: a mask may be bool or integer (its meaning depends on it).
+// The element types an input may have: a mask may be bool or integer (its meaning depends on it);
+// token ids and positions (lesson 8) are integers, refused by their module when read as floats.
 NpyAccept accept_for(const std::string& name) {
-    return mask_convention(canonical_weight_name(name)) == MaskConvention::none ? NpyAccept::floats
-                                                                                : NpyAccept::floats_bools_integers;
+    const std::string canonical = canonical_weight_name(name);
+    const bool integers = canonical == "ids" || canonical == "positions_q" || canonical == "positions_k";
+    return mask_convention(canonical) == MaskConvention::none && !integers ? NpyAccept::floats
+                                                                            : NpyAccept::floats_bools_integers;
 }
 
 // Returns false when the name is not an input (and noted); throws when it must not be ignored.

@@ -119,6 +119,12 @@ std::vector<ComputeModule> with_pytorch_options(std::vector<ComputeModule> modul
     return modules;
 }
 
+// Lesson 8's modules after the attention modules.
+std::vector<ComputeModule> with_position_modules(std::vector<ComputeModule> modules) {
+    for (auto& module : position_modules()) modules.push_back(std::move(module));
+    return modules;
+}
+
 // (T, B, D) ↔ (B, T, D): axes 0 and 1 swapped.
 DynamicTensor swap_first_axes(const DynamicTensor& x) {
     if (x.dimension() != 3) return x;
@@ -143,7 +149,7 @@ CausalAlignment alignment_of(const ComputeOptions& options) {
 std::string non_finite_text(double value) { return std::isnan(value) ? "nan" : value > 0 ? "inf" : "-inf"; }
 
 const std::vector<ComputeModule>& compute_modules() {
-    static const std::vector<ComputeModule> modules = with_pytorch_options({
+    static const std::vector<ComputeModule> modules = with_position_modules(with_pytorch_options({
         {"dot",
          N_("dot-product attention, score_s = decoder_output · encoder_outputs[s]"),
          "dot-product",
@@ -265,7 +271,7 @@ const std::vector<ComputeModule>& compute_modules() {
          true,
          {"B,T,F", "B,h,T,T"},  // F: the widest layer's (bind_dimensions)
          true},
-    });
+    }));
     return modules;
 }
 

@@ -52,9 +52,18 @@ struct ComputeModule {
     bool uses_final_norm = false;      // accepts --norm-eps (encoder)
     bool uses_output_projection_choice = false;  // accepts --no-output-projection (mha)
     bool has_fast_path = false;  // runs on attn::fast in float32; accepts --precision (compute_fast.hpp)
+    bool uses_rope_options = false;       // accepts --rope-layout and --rope-base (rope)
+    bool uses_embedding_options = false;  // accepts --padding-idx and --scale (embedding)
 };
 
 const std::vector<ComputeModule>& compute_modules();
+
+/// Lesson 8's modules: positions, rope, embedding (compute_position_modules.cpp).
+std::vector<ComputeModule> position_modules();
+
+/// InputError when --rope-layout, --rope-base, --padding-idx or --scale is given to a module that
+/// does not take it, or --rope-layout, --rope-base or --scale holds a value they refuse.
+void check_position_options(const ComputeModule& module, const ComputeOptions& options);
 
 /// "lesson 5" for a module of lessons/05-multi-head-attention/, from the lessons found in
 /// `lessons_dir` (lessons_directory's rules); the slug alone when that lesson is not found there.

@@ -6,6 +6,7 @@
 // headers stay cheap to include.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <set>
 #include <string>
@@ -39,6 +40,11 @@ struct ComputeOptions {
     /// --precision float32|float64 (ComputeModule::has_fast_path); empty: float32 when every
     /// floating-point input is float32 (tutor/compute/compute_fast.hpp), else float64.
     std::string precision;
+    // Lesson 8's options (ComputeModule::uses_rope_options, uses_embedding_options):
+    std::string rope_layout;               // --rope-layout halves|pairs (rope); empty: halves
+    std::optional<double> rope_base;       // --rope-base, finite > 0 (rope); absent: 10000
+    std::optional<std::int64_t> padding_idx;  // --padding-idx, in [-V, V) (embedding; the forward ignores it)
+    std::optional<double> scale;           // --scale, finite (embedding); absent: 1
     std::optional<int> threads;  // --threads: the fast path's threads; absent: the physical cores
     /// Filled by the loader, not the command line: the inputs read from bool or integer files (a
     /// bool attn_mask hides where True, a float one is added to the scores; mask_conventions.hpp).

@@ -201,6 +201,7 @@ void check_compute_options(const ComputeModule& module, const ComputeOptions& op
         }
         alignment_of(options);  // "unknown causal alignment 'x'; expected top-left … or bottom-right …"
     }
+    check_position_options(module, options);
 }
 
 void check_compute_working_sizes(const ComputeModule& module, const NamedShapes& inputs, const ComputeOptions& options) {
