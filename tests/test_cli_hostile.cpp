@@ -29,6 +29,7 @@ namespace {
 using attn::testing::expect_refused;
 using attn::testing::has_control_byte;
 using attn::testing::save_identity_attention;
+using attn::testing::save_npy;
 using attn::testing::snapshot;
 using attn::testing::CommandResult;
 using attn::testing::npy_bytes;
@@ -38,11 +39,6 @@ using attn::testing::write_file;
 namespace fs = std::filesystem;
 
 constexpr int time_limit = attn::testing::hostile_time_limit;
-
-void save(const std::string& path, const std::vector<std::size_t>& shape, const std::vector<double>& values,
-          attn::NpyDtype dtype = attn::NpyDtype::float64) {
-    write_file(path, attn::encode_npy(shape, values, dtype));
-}
 
 // A lessons folder holding one lesson document: `attn check --lessons-dir FOLDER N` reads it
 // with lesson N's program (slugs as the lessons have them).
@@ -85,14 +81,14 @@ TEST_CASE("hostile - scores that overflow float64 are an error in every compute 
     fs::create_directory(in);
     const double big = 1e160;  // the dot product of two such rows is 2e320: beyond float64
     SECTION("dot") {
-        save(in + "/encoder_outputs.npy", {1, 2, 2}, {big, big, big, big});
-        save(in + "/decoder_output.npy", {1, 2}, {-big, -big});
+        save_npy(in + "/encoder_outputs.npy", {1, 2, 2}, {big, big, big, big});
+        save_npy(in + "/decoder_output.npy", {1, 2}, {-big, -big});
         expect_refused({"compute", "dot", "--in", in, "--out", out}, {"dot: ", "scores[0, 0] is -inf, not a finite number"});
     }
     SECTION("self-attention") {
-        save(in + "/Q.npy", {1, 2, 2}, {big, big, big, big});
-        save(in + "/K.npy", {1, 2, 2}, {-big, -big, -big, -big});
-        save(in + "/V.npy", {1, 2, 2}, {1, 2, 3, 4});
+        save_npy(in + "/Q.npy", {1, 2, 2}, {big, big, big, big});
+        save_npy(in + "/K.npy", {1, 2, 2}, {-big, -big, -big, -big});
+        save_npy(in + "/V.npy", {1, 2, 2}, {1, 2, 3, 4});
         expect_refused({"compute", "self-attention", "--in", in, "--out", out},
                        {"self-attention: ", "scores[0, 0, 0] is -inf, not a finite number", "Q[0, 0] · K[0, 0]"});
         // The same keys hidden by --causal: scores are checked before the mask, so still refused.
@@ -100,20 +96,20 @@ TEST_CASE("hostile - scores that overflow float64 are an error in every compute 
     }
     SECTION("mha") {
         save_identity_attention(in, 2);
-        save(in + "/query.npy", {1, 2, 2}, {big, big, big, big});
-        save(in + "/key.npy", {1, 2, 2}, {-big, -big, -big, -big});
-        save(in + "/value.npy", {1, 2, 2}, {1, 2, 3, 4});
+        save_npy(in + "/query.npy", {1, 2, 2}, {big, big, big, big});
+        save_npy(in + "/key.npy", {1, 2, 2}, {-big, -big, -big, -big});
+        save_npy(in + "/value.npy", {1, 2, 2}, {1, 2, 3, 4});
         expect_refused({"compute", "mha", "--heads", "1", "--in", in, "--out", out},
                        {"mha: multi_head_attention: scores[0, 0, 0, 0] is -inf, not a finite number"});
     }
     SECTION("encoder-layer") {
         save_identity_attention(in, 2);
-        save(in + "/x.npy", {1, 2, 2}, {big, -big, big, -big});
-        for (const char* name : {"norm1_weight", "norm2_weight"}) save(in + "/" + name + ".npy", {2}, {1, 1});
-        for (const char* name : {"norm1_bias", "norm2_bias", "linear2_bias"}) save(in + "/" + name + ".npy", {2}, {0, 0});
-        save(in + "/linear1_weight.npy", {3, 2}, {1, 0, 0, 1, 1, 1});
-        save(in + "/linear1_bias.npy", {3}, {0, 0, 0});
-        save(in + "/linear2_weight.npy", {2, 3}, {1, 0, 0, 0, 1, 0});
+        save_npy(in + "/x.npy", {1, 2, 2}, {big, -big, big, -big});
+        for (const char* name : {"norm1_weight", "norm2_weight"}) save_npy(in + "/" + name + ".npy", {2}, {1, 1});
+        for (const char* name : {"norm1_bias", "norm2_bias", "linear2_bias"}) save_npy(in + "/" + name + ".npy", {2}, {0, 0});
+        save_npy(in + "/linear1_weight.npy", {3, 2}, {1, 0, 0, 1, 1, 1});
+        save_npy(in + "/linear1_bias.npy", {3}, {0, 0, 0});
+        save_npy(in + "/linear2_weight.npy", {2, 3}, {1, 0, 0, 0, 1, 0});
         expect_refused({"compute", "encoder-layer", "--heads", "1", "--in", in, "--out", out},
                        {"encoder-layer: multi_head_attention: scores[0, 0, 0, 0] is inf, not a finite number"});
     }
@@ -139,7 +135,7 @@ TEST_CASE("hostile - a .npy shape with a zero axis and huge axes is refused befo
     TempDir dir;
     const std::string in = dir.path() + "/in", out = dir.path() + "/out";
     fs::create_directory(in);
-    save(in + "/decoder_output.npy", {2, 3}, {7, 8, 9, 2, 1, 1});
+    save_npy(in + "/decoder_output.npy", {2, 3}, {7, 8, 9, 2, 1, 1});
     write_file(in + "/encoder_outputs.npy", npy_bytes("<f8", "False", "(0, 999999999999999, 999999999999999)", 0));
     expect_refused({"compute", "dot", "--in", in, "--out", out},
                    {"encoder_outputs.npy: the shape (0, 999999999999999, 999999999999999) is too large"});
@@ -162,7 +158,7 @@ TEST_CASE("hostile - sizes from options are checked before allocating", "[cli][h
     const std::string in = dir.path() + "/in";
     fs::create_directory(in);
     save_identity_attention(in, 1);
-    for (const char* name : {"query", "key", "value"}) save(in + "/" + name + ".npy", {1, 20000, 1}, std::vector<double>(20000, 0.5));
+    for (const char* name : {"query", "key", "value"}) save_npy(in + "/" + name + ".npy", {1, 20000, 1}, std::vector<double>(20000, 0.5));
     expect_refused({"compute", "mha", "--heads", "1", "--in", in, "--out", dir.path() + "/out"},
                    {"mha: the output 'weights' (B,h,T,S): the shape (1, 1, 20000, 20000) is too large"});
     CHECK_FALSE(fs::exists(dir.path() + "/out"));
@@ -186,7 +182,7 @@ TEST_CASE("hostile - escape sequences in a .npy header, a title, headings and pr
     const std::string esc = "\033]0;owned\007\033[2J";
     const std::string in = dir.path() + "/in";
     fs::create_directory(in);
-    save(in + "/encoder_outputs.npy", {2, 2, 3}, {1, 2, 3, 2, 2, 3, 4, 5, 6, 4, 5, 6});
+    save_npy(in + "/encoder_outputs.npy", {2, 2, 3}, {1, 2, 3, 2, 2, 3, 4, 5, 6, 4, 5, 6});
     write_file(in + "/decoder_output.npy", npy_bytes("<f4" + esc + std::string(1, '\0'), "False", "(2, 3)", 24));
     const auto npy = expect_refused({"compute", "dot", "--in", in, "--out", dir.path() + "/out"}, {"decoder_output.npy", "dtype"});
     CHECK(npy.err.find('\0') == std::string::npos);
@@ -256,7 +252,7 @@ TEST_CASE("hostile - negative or fractional option numbers are refused, never wr
 
 TEST_CASE("hostile - a folder as a tokens file is called a folder", "[cli][hostile]") {
     TempDir dir;
-    save(dir.path() + "/w.npy", {2, 2}, {1, 0, 0, 1});
+    save_npy(dir.path() + "/w.npy", {2, 2}, {1, 0, 0, 1});
     expect_refused({"heatmap", "--weights", dir.path() + "/w.npy", "--tokens", dir.path()}, {"the tokens file", "is a folder"});
 }
 
@@ -270,14 +266,14 @@ TEST_CASE("hostile - NUL bytes and escapes in paths and files are never quoted r
     TempDir dir;
     const std::string in = dir.path() + "/in";
     fs::create_directory(in);
-    save(in + "/encoder_outputs.npy", {2, 2, 3}, {1, 2, 3, 2, 2, 3, 4, 5, 6, 4, 5, 6});
+    save_npy(in + "/encoder_outputs.npy", {2, 2, 3}, {1, 2, 3, 2, 2, 3, 4, 5, 6, 4, 5, 6});
     write_file(in + "/decoder_output.npy", npy_bytes("<f4", "False", std::string("(2,\0 3)", 7), 24));
     const auto r = expect_refused({"compute", "dot", "--in", in, "--out", dir.path() + "/out"}, {"decoder_output.npy", "bad dimension"});
     CHECK(r.err.find('\0') == std::string::npos);
     expect_refused({"compute", "dot", "--in", dir.path() + "/in\033[31m", "--out", dir.path() + "/out"},
                    {"the input folder", "in\xEF\xBF\xBD[31m"});
     // A file beside the inputs with an escape in its name: the note about it is printable too.
-    save(in + "/decoder_output.npy", {2, 3}, {7, 8, 9, 2, 1, 1});
+    save_npy(in + "/decoder_output.npy", {2, 3}, {7, 8, 9, 2, 1, 1});
     write_file(in + "/extra\033[2J.npy", "");
     const auto note = run_attn({"compute", "dot", "--in", in, "--out", dir.path() + "/out"}, {}, time_limit);
     CHECK(note.exit_code == 0);

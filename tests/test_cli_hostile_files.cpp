@@ -29,17 +29,13 @@ using attn::testing::finished_pid;
 using attn::testing::read_file;
 using attn::testing::run_attn;
 using attn::testing::save_identity_attention;
+using attn::testing::save_npy;
 using attn::testing::snapshot;
 using attn::testing::TempDir;
 using attn::testing::write_file;
 namespace fs = std::filesystem;
 
 constexpr int time_limit = attn::testing::hostile_time_limit;
-
-void save(const std::string& path, const std::vector<std::size_t>& shape, const std::vector<double>& values,
-          attn::NpyDtype dtype = attn::NpyDtype::float64) {
-    write_file(path, attn::encode_npy(shape, values, dtype));
-}
 
 }  // namespace
 
@@ -49,13 +45,13 @@ TEST_CASE("hostile - a FIFO as an input is refused at once", "[cli][hostile]") {
     TempDir dir;
     const std::string in = dir.path() + "/in", out = dir.path() + "/out";
     fs::create_directory(in);
-    save(in + "/decoder_output.npy", {2, 3}, {7, 8, 9, 2, 1, 1});
+    save_npy(in + "/decoder_output.npy", {2, 3}, {7, 8, 9, 2, 1, 1});
     REQUIRE(mkfifo((in + "/encoder_outputs.npy").c_str(), 0600) == 0);  // nobody ever writes to it
     expect_refused({"compute", "dot", "--in", in, "--out", out}, {"encoder_outputs.npy", "FIFO"});
     CHECK_FALSE(fs::exists(out));
     REQUIRE(mkfifo((dir.path() + "/weights.npy").c_str(), 0600) == 0);
     expect_refused({"heatmap", "--weights", dir.path() + "/weights.npy"}, {"weights.npy", "FIFO"});
-    save(dir.path() + "/w.npy", {2, 2}, {1, 0, 0, 1});
+    save_npy(dir.path() + "/w.npy", {2, 2}, {1, 0, 0, 1});
     REQUIRE(mkfifo((dir.path() + "/tokens.txt").c_str(), 0600) == 0);
     expect_refused({"heatmap", "--weights", dir.path() + "/w.npy", "--tokens", dir.path() + "/tokens.txt"},
                    {"the tokens file", "tokens.txt", "FIFO"});
@@ -65,10 +61,10 @@ TEST_CASE("hostile - /dev/zero as an input or tokens file is refused, naming it"
     TempDir dir;
     const std::string in = dir.path() + "/in", out = dir.path() + "/out";
     fs::create_directory(in);
-    save(in + "/decoder_output.npy", {2, 3}, {7, 8, 9, 2, 1, 1});
+    save_npy(in + "/decoder_output.npy", {2, 3}, {7, 8, 9, 2, 1, 1});
     fs::create_symlink("/dev/zero", in + "/encoder_outputs.npy");
     expect_refused({"compute", "dot", "--in", in, "--out", out}, {"encoder_outputs.npy", "character device"});
-    save(dir.path() + "/w.npy", {2, 2}, {1, 0, 0, 1});
+    save_npy(dir.path() + "/w.npy", {2, 2}, {1, 0, 0, 1});
     expect_refused({"view", "--weights", dir.path() + "/w.npy", "--tokens", "/dev/zero", "--html", dir.path() + "/x.html"},
                    {"the tokens file /dev/zero", "character device"});
     CHECK_FALSE(fs::exists(dir.path() + "/x.html"));
@@ -80,8 +76,8 @@ TEST_CASE("hostile - when one output cannot be replaced no output is", "[cli][ho
     TempDir dir;
     const std::string in = dir.path() + "/in", out = dir.path() + "/out";
     fs::create_directory(in);
-    save(in + "/encoder_outputs.npy", {2, 2, 3}, {1, 2, 3, 2, 2, 3, 4, 5, 6, 4, 5, 6});
-    save(in + "/decoder_output.npy", {2, 3}, {7, 8, 9, 2, 1, 1});
+    save_npy(in + "/encoder_outputs.npy", {2, 2, 3}, {1, 2, 3, 2, 2, 3, 4, 5, 6, 4, 5, 6});
+    save_npy(in + "/decoder_output.npy", {2, 3}, {7, 8, 9, 2, 1, 1});
     fs::create_directories(out + "/weights.npy");  // a folder where a file must go
     write_file(out + "/scores.npy", "old scores");
     write_file(out + "/context.npy", "old context");
@@ -113,13 +109,13 @@ TEST_CASE("hostile - a run killed with SIGKILL leaves the old outputs, and its l
     const std::size_t T = 3000;
     std::vector<double> x(T * 2);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = double(i % 7) / 7.0;
-    save(in + "/query.npy", {1, T, 2}, x, attn::NpyDtype::float32);
-    save(in + "/key.npy", {1, T, 2}, x, attn::NpyDtype::float32);
-    save(in + "/value.npy", {1, T, 2}, x, attn::NpyDtype::float32);
+    save_npy(in + "/query.npy", {1, T, 2}, x, attn::NpyDtype::float32);
+    save_npy(in + "/key.npy", {1, T, 2}, x, attn::NpyDtype::float32);
+    save_npy(in + "/value.npy", {1, T, 2}, x, attn::NpyDtype::float32);
     save_identity_attention(in, 2);
     for (const char* name : {"w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o"}) {
         const auto array = attn::read_npy(in + "/" + name + ".npy");
-        save(in + "/" + name + ".npy", array.shape, array.values, attn::NpyDtype::float32);
+        save_npy(in + "/" + name + ".npy", array.shape, array.values, attn::NpyDtype::float32);
     }
     write_file(out + "/output.npy", "old output");
     write_file(out + "/weights.npy", "old weights");
@@ -147,9 +143,9 @@ TEST_CASE("hostile - a run killed with SIGKILL leaves the old outputs, and its l
     if (staging) CHECK(old);
     // The next run that writes there removes whatever the killed one left behind.
     const std::size_t small = 3;
-    save(in + "/query.npy", {1, small, 2}, std::vector<double>(small * 2, 0.5), attn::NpyDtype::float32);
-    save(in + "/key.npy", {1, small, 2}, std::vector<double>(small * 2, 0.5), attn::NpyDtype::float32);
-    save(in + "/value.npy", {1, small, 2}, std::vector<double>(small * 2, 0.5), attn::NpyDtype::float32);
+    save_npy(in + "/query.npy", {1, small, 2}, std::vector<double>(small * 2, 0.5), attn::NpyDtype::float32);
+    save_npy(in + "/key.npy", {1, small, 2}, std::vector<double>(small * 2, 0.5), attn::NpyDtype::float32);
+    save_npy(in + "/value.npy", {1, small, 2}, std::vector<double>(small * 2, 0.5), attn::NpyDtype::float32);
     const auto again = run_attn({"compute", "mha", "--heads", "1", "--in", in, "--out", out}, {}, time_limit);
     INFO(again.err);
     CHECK(again.exit_code == 0);
@@ -163,8 +159,8 @@ TEST_CASE("hostile - a link planted at a temporary name is not followed", "[cli]
     const std::string in = dir.path() + "/in", out = dir.path() + "/out";
     fs::create_directories(in);
     fs::create_directories(out);
-    save(in + "/encoder_outputs.npy", {2, 2, 3}, {1, 2, 3, 2, 2, 3, 4, 5, 6, 4, 5, 6});
-    save(in + "/decoder_output.npy", {2, 3}, {7, 8, 9, 2, 1, 1});
+    save_npy(in + "/encoder_outputs.npy", {2, 2, 3}, {1, 2, 3, 2, 2, 3, 4, 5, 6, 4, 5, 6});
+    save_npy(in + "/decoder_output.npy", {2, 3}, {7, 8, 9, 2, 1, 1});
     const std::string victim = dir.path() + "/victim.txt";
     write_file(victim, "precious");
     // The old predictable name, and a name of the new form left by a dead process.
@@ -183,8 +179,8 @@ TEST_CASE("hostile - a dangling --out link is named with its target", "[cli][hos
     TempDir dir;
     const std::string in = dir.path() + "/in", out = dir.path() + "/out";
     fs::create_directories(in);
-    save(in + "/encoder_outputs.npy", {2, 2, 3}, {1, 2, 3, 2, 2, 3, 4, 5, 6, 4, 5, 6});
-    save(in + "/decoder_output.npy", {2, 3}, {7, 8, 9, 2, 1, 1});
+    save_npy(in + "/encoder_outputs.npy", {2, 2, 3}, {1, 2, 3, 2, 2, 3, 4, 5, 6, 4, 5, 6});
+    save_npy(in + "/decoder_output.npy", {2, 3}, {7, 8, 9, 2, 1, 1});
     fs::create_symlink(dir.path() + "/gone", out);
     expect_refused({"compute", "dot", "--in", in, "--out", out}, {"output folder", "symbolic link to", "gone, which does not exist"});
     CHECK_FALSE(fs::exists(dir.path() + "/gone"));

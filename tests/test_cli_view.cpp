@@ -9,12 +9,13 @@
 #include <vector>
 
 #include "attn/npy.hpp"
+#include "support/hostile_checks.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 
 namespace {
 
-using attn::testing::no_abort;
+using attn::testing::expect_refused;
 using attn::testing::run_attn;
 using attn::testing::TempDir;
 using attn::testing::write_file;
@@ -113,13 +114,7 @@ TEST_CASE("cli - heatmap and view bad input is exit 2 with a clear message", "[c
         {{"heatmap", "--sentence", "a", "--tokens", d + "/four.txt"}, "--tokens requires --weights"},
         {{"heatmap", "--weights", fixture_weights, "--seed", "3"}, "excludes --seed"},
     };
-    for (const auto& [arguments, message] : cases) {
-        const auto r = run_attn(arguments);
-        INFO(message << "\n" << r.err);
-        CHECK(r.exit_code == 2);
-        CHECK(no_abort(r));
-        CHECK_THAT(r.err, Catch::Contains(message));
-    }
+    for (const auto& [arguments, message] : cases) expect_refused(arguments, {message});
     CHECK_FALSE(fs::exists(d + "/x.html"));
     CHECK_FALSE(fs::exists(d + "/x.svg"));
 }

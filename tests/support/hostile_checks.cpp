@@ -39,6 +39,11 @@ CommandResult expect_refused(const std::vector<std::string>& arguments, const st
     return r;
 }
 
+void save_npy(const std::string& path, const std::vector<std::size_t>& shape, const std::vector<double>& values,
+              NpyDtype dtype) {
+    write_file(path, encode_npy(shape, values, dtype));
+}
+
 void save_identity_attention(const std::string& in, std::size_t D) {
     std::vector<double> eye(D * D, 0.0), zeros(D, 0.0);
     for (std::size_t i = 0; i < D; ++i) eye[i * D + i] = 1.0;

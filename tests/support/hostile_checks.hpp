@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/npy.hpp"
 #include "support/run_command.hpp"
 
 namespace attn::testing {
@@ -23,6 +24,10 @@ std::map<std::string, std::string> snapshot(const std::string& folder);
 
 /// A C0 control byte other than line feed and tab, or DEL: what must never reach a terminal.
 bool has_control_byte(const std::string& text);
+
+/// A .npy file of the given shape, values and dtype (float64 unless told), written whole.
+void save_npy(const std::string& path, const std::vector<std::size_t>& shape, const std::vector<double>& values,
+              NpyDtype dtype = NpyDtype::float64);
 
 /// Identity projections of width D, zero biases, as float64 .npy files in the folder `in`: the
 /// weights of `attn compute mha` and friends.
