@@ -11,24 +11,11 @@ and GPT-J's rotate_every_two, and F.embedding. Seeded: running it twice writes t
 Needs Debian's python3-torch (PyTorch 1.13) and python3-numpy.
 """
 import math
-import pathlib
-import shutil
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-OUT = ROOT / "tests" / "data" / "compute"
-
-
-def save_case(name, inputs, outputs):
-    folder = OUT / name
-    shutil.rmtree(folder, ignore_errors=True)
-    for sub, tensors in (("in", inputs), ("expected", outputs)):
-        (folder / sub).mkdir(parents=True)
-        for key, tensor in tensors.items():
-            np.save(folder / sub / f"{key}.npy", tensor.detach().numpy())
+from make_compute_fixtures import save_case  # the one writer of a case folder (in/, expected/)
 
 
 def annotated_positional_encoding(T, d_model, dtype):
