@@ -89,6 +89,7 @@ add_library(attn_fast
   src/fast/non_finite.cpp
   src/fast/projection.cpp
   src/fast/arguments.cpp
+  src/fast/rotary.cpp
   src/fast/attention_heads.cpp
   src/fast/tile_products.cpp
   src/fast/online_softmax_update.cpp

@@ -35,6 +35,10 @@ TEST_CASE("cli - bench mha --no-weights --causal runs the tiled path and counts 
                               Catch::Contains(" · kernels ") && Catch::Contains("  BLAS      ") &&
                               Catch::Contains("  sgemm     ") &&
                               Catch::Contains(" % of sgemm"));
+    const auto rope = run_attn({"bench", "mha", "--batch", "1", "--seq", "9", "--d-model", "8", "--heads", "2",
+                                "--threads", "1", "--repeat", "1", "--no-weights", "--rope", "pairs"});
+    CHECK(rope.exit_code == 0);
+    CHECK_THAT(rope.out, Catch::Contains("· tiled · RoPE pairs · 1 timed call"));
     const auto weights = run_attn({"bench", "mha", "--batch", "1", "--seq", "7", "--d-model", "8", "--heads", "2",
                                    "--threads", "1", "--repeat", "1", "--causal"});
     CHECK_THAT(weights.out, Catch::Contains("· weights kept · causal ·"));
@@ -65,6 +69,9 @@ TEST_CASE("cli - bench refuses bad options with exit 2 and a message naming the 
         {{"bench", "mha", "--repeat", "0"}, "--repeat must be at least 1 (got 0)"},
         {{"bench", "mha", "--d-ff", "64"}, "--d-ff applies to encoder-layer only"},
         {{"bench", "attention"}, "unknown module 'attention'; the modules are: mha, encoder-layer"},
+        {{"bench", "mha", "--rope", "spiral\x1b[31m"}, "--rope spiral"},
+        {{"bench", "encoder-layer", "--rope", "halves"}, "--rope applies to mha only"},
+        {{"bench", "mha", "--d-model", "6", "--heads", "2", "--rope", "pairs"}, "even d_k = d_model / heads"},
     };
     for (const auto& [arguments, message] : cases) {
         const auto r = run_attn(arguments);
@@ -73,6 +80,7 @@ TEST_CASE("cli - bench refuses bad options with exit 2 and a message naming the 
         CHECK_THAT(r.err, Catch::Contains(message));
         CHECK(r.out.empty());
     }
+    CHECK_THAT(run_attn({"bench", "mha", "--rope", "spiral\x1b[31m"}).err, !Catch::Contains("\x1b"));  // sanitised
     CHECK(run_attn({"bench", "mha", "--batch", "two"}).exit_code == 2);  // the parser's own message
     CHECK(run_attn({"bench"}).exit_code == 2);
 }

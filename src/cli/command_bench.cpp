@@ -30,6 +30,8 @@
 
 #include "attn/error.hpp"
 #include "attn/fast.hpp"
+#include "attn/printable.hpp"
+#include "attn/rotary.hpp"
 #include "cli/commands.hpp"
 #include "tutor/find_by_name.hpp"
 #include "tutor/language.hpp"
@@ -156,9 +158,26 @@ struct BenchRun {
     bool encoder = false;  // encoder-layer (else mha)
     bool weights = false;  // mha keeps its (B, h, T, S) weights
     bool causal = false;
+    std::optional<RopeLayout> rope;  // mha: RoPE on Q and K
     std::size_t B = 0, T = 0, D = 0, h = 0, F = 0;  // F: encoder-layer only
     std::size_t threads = 0, repeat = 0, warmup = 0;
 };
+
+// --rope: absent when not given; mha only, with an even d_k.
+std::optional<RopeLayout> checked_rope(const BenchOptions& options, const BenchRun& run) {
+    if (options.rope.empty()) return std::nullopt;
+    if (run.encoder) throw InputError(tr("--rope applies to mha only"));
+    if (options.rope != "halves" && options.rope != "pairs") {
+        throw InputError(trf("--rope {1}: expected halves (features i and i + d_k/2, Hugging Face's rotate_half) or "
+                             "pairs (features 2i and 2i + 1, GPT-J's rotate_every_two)",
+                             {printable_text(options.rope)}));
+    }
+    if ((run.D / run.h) % 2 != 0) {
+        throw InputError(trf("--rope needs an even d_k = d_model / heads: RoPE turns pairs of features (got d_k = {1})",
+                             {std::to_string(run.D / run.h)}));
+    }
+    return options.rope == "halves" ? RopeLayout::halves : RopeLayout::pairs;
+}
 
 BenchRun checked_run(const BenchOptions& options, const BenchModule& module, const fast::MachineDescription& machine) {
     BenchRun run;
@@ -182,6 +201,7 @@ BenchRun checked_run(const BenchOptions& options, const BenchModule& module, con
     if (run.threads > 1024) throw InputError(trf("{1} must be at most {2} (got {3})", {"--threads", "1024", std::to_string(run.threads)}));
     run.weights = !run.encoder && !options.no_weights;
     run.causal = options.causal;
+    run.rope = checked_rope(options, run);
     run.repeat = static_cast<std::size_t>(options.repeat);
     run.warmup = static_cast<std::size_t>(options.warmup);
     return run;
@@ -228,6 +248,10 @@ Timing time_multi_head_attention(const BenchRun& run, std::mt19937& generator, c
     fast_options.heads = run.h;
     fast_options.need_weights = run.weights;
     fast_options.causal = run.causal;
+    if (run.rope) {
+        fast_options.rope.emplace();
+        fast_options.rope->layout = *run.rope;
+    }
     fast::AttentionResult result;
     fast::AttentionWorkspace workspace;
     return time_calls(run.warmup, run.repeat, [&] {
@@ -287,7 +311,8 @@ void print_json(const std::string& module, const BenchRun& run, const fast::Mach
     std::cout << "{\"module\": \"" << module << "\", \"shape\": {\"batch\": " << run.B << ", \"seq\": " << run.T
               << ", \"d_model\": " << run.D << ", \"heads\": " << run.h << ", \"d_ff\": " << (run.encoder ? std::to_string(run.F) : "null")
               << "}, \"dtype\": \"float32\", \"need_weights\": " << (run.weights ? "true" : "false")
-              << ", \"causal\": " << (run.causal ? "true" : "false") << ", \"threads\": " << run.threads
+              << ", \"causal\": " << (run.causal ? "true" : "false") << ", \"rope\": "
+              << (run.rope ? std::string("\"") + rope_layout_name(*run.rope) + "\"" : std::string("null")) << ", \"threads\": " << run.threads
               << ", \"repeat\": " << run.repeat << ", \"warmup\": " << run.warmup << ", \"min_ms\": " << fixed(timing.min_ms, 3)
               << ", \"median_ms\": " << fixed(timing.median_ms, 3) << ", \"min_cpu_ms\": " << fixed(timing.min_cpu_ms, 3)
               << ", \"gflop\": " << fixed(rates.flop / 1e9, 4) << ", \"gflops\": " << fixed(rates.gflops, 2)
@@ -309,7 +334,8 @@ void print_run_and_machine(const std::string& module, const BenchRun& run, const
     std::cout << "attn bench " << module << " · float32 · B " << run.B << ", T " << run.T << ", D " << run.D << ", h " << run.h
               << (run.encoder ? ", F " + std::to_string(run.F) : std::string()) << " · "
               << trn("{1} thread", "{1} threads", run.threads, {std::to_string(run.threads)}) << " · "
-              << (run.weights ? tr("weights kept") : tr("tiled")) << (run.causal ? " · " + tr("causal") : "") << " · "
+              << (run.weights ? tr("weights kept") : tr("tiled")) << (run.causal ? " · " + tr("causal") : "")
+              << (run.rope ? " · " + trf("RoPE {1}", {rope_layout_name(*run.rope)}) : std::string()) << " · "
               << trn("{1} timed call", "{1} timed calls", static_cast<unsigned long>(run.repeat), {std::to_string(run.repeat)}) << " "
               << trn("after {1} warm-up call", "after {1} warm-up calls", static_cast<unsigned long>(run.warmup),
                      {std::to_string(run.warmup)})

@@ -314,6 +314,9 @@ CLI::App* setup_bench(CLI::App& app, BenchOptions& options) {
     command->add_flag("--no-weights", options.no_weights,
                       tr("mha: need_weights = false, the tiled online softmax: no (B, h, T, S) weights are held"));
     command->add_flag("--causal", options.causal, tr("The causal mask: query t sees keys 0 ... t; skipped tiles are not counted"));
+    command->add_option("--rope", options.rope,
+                        tr("mha: RoPE on each head's Q and K, layout halves (Hugging Face's rotate_half) or pairs "
+                           "(GPT-J's rotate_every_two), base 10000"));
     command->add_flag("--json", options.json,
                       tr("Print one JSON object: module, shape, threads, min_ms, median_ms, gflops, attention_gflops, peak_rss_mb, ..."));
     command->footer(describe_bench_modules() +

@@ -100,6 +100,7 @@ struct BenchOptions {
     long long warmup = 1;                                 // untimed calls first (sizing the buffers)
     bool no_weights = false;                              // mha: need_weights = false, the tiled path
     bool causal = false;                                  // the causal mask (top-left)
+    std::string rope;                                     // mha: --rope halves|pairs, RoPE on Q and K; empty: none
     bool json = false;
 };
 int run_bench(const GlobalOptions& global, const BenchOptions& options);

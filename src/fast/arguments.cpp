@@ -10,6 +10,7 @@
 #include "attn/masks.hpp"
 #include "attn/multi_head_attention.hpp"  // the output projection's rule, shared
 #include "attn/shape.hpp"
+#include "rotary.hpp"
 
 namespace attn::fast::detail {
 
@@ -65,6 +66,9 @@ void check_attention_arguments(const std::string& function, const Tensor3& query
     add_parameter_shapes(shapes, parameters);
     const ShapeLetters sizes = check_shapes(function, shapes);
     check_heads(function, sizes.at("D"), options.heads);
+    if (options.rope) {
+        check_rotary_options(function, *options.rope, sizes.at("T"), sizes.at("S"), sizes.at("D") / options.heads);
+    }
     attn::require_output_projection_choice(function, parameters.no_output_projection, parameters.w_o.has_value(),
                                            parameters.b_o.has_value());
     check_mask_values(function, options.attention_mask);

@@ -20,7 +20,7 @@
 namespace attn::fast::detail {
 
 /// multi_head_attention's arguments: every shape (check_shapes), h ≥ 1 dividing D, the output
-/// projection's choice, the mask's values (0 or 1, the lesson path's rule), tile sizes ≥ 1, and
+/// projection's choice, RoPE's options (rotary.hpp), the mask's values (0 or 1, the lesson path's rule), tile sizes ≥ 1, and
 /// sizes that BLAS's int arguments can hold.
 void check_attention_arguments(const std::string& function, const Tensor3& query, const Tensor3& key,
                                const Tensor3& value, const AttentionParameters& parameters,

@@ -11,6 +11,7 @@
 #include "finite_values.hpp"  // attn::detail::first_non_finite
 #include "kernels.hpp"
 #include "projection.hpp"
+#include "rotary.hpp"
 
 namespace attn::fast::detail {
 
@@ -18,6 +19,19 @@ namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// RoPE on every head of the projected q and k, in place. Self-attention with the default
+// positions (T = S) shares one table. A rotation keeps finite values finite (short of float32's
+// largest) and NaN as NaN, so the checks of q and k that follow still name the input's fault.
+void rotate_queries_and_keys(const RotaryOptions& rope, const HeadsShape& shape, AttentionWorkspace& ws,
+                             WorkerPool& pool) {
+    const std::size_t dk = shape.head_width();
+    const RotaryTable queries = rotary_table(rope.query_positions, shape.T, dk, rope.base, pool);
+    rotate_heads(ws.q.data(), shape.B * shape.T, shape.D, shape.heads, queries, rope.layout, pool);
+    const bool same_positions = shape.S == shape.T && rope.key_positions == rope.query_positions;
+    const RotaryTable keys = same_positions ? RotaryTable{} : rotary_table(rope.key_positions, shape.S, dk, rope.base, pool);
+    rotate_heads(ws.k.data(), shape.B * shape.S, shape.D, shape.heads, same_positions ? queries : keys, rope.layout, pool);
 }
 
 }  // namespace
@@ -108,8 +122,9 @@ void project_and_attend(const AttendArguments& args, float* weights, float* cont
     ws.v.resize(B * S * D);
     const std::string why = std::string("the projection x · Wᵀ + b in float32; ") + float32_overflow_advice;
     project(args.query, B * T, D, parameters.w_q, data_or_null(parameters.b_q), ws.q.data(), pool);
-    require_finite(function, "q", {B, T, D}, ws.q.data(), why, pool);
     project(args.key, B * S, D, parameters.w_k, data_or_null(parameters.b_k), ws.k.data(), pool);
+    if (args.rope != nullptr) rotate_queries_and_keys(*args.rope, shape, ws, pool);
+    require_finite(function, "q", {B, T, D}, ws.q.data(), why, pool);
     require_finite(function, "k", {B, S, D}, ws.k.data(), why, pool);
     project(args.value, B * S, D, parameters.w_v, data_or_null(parameters.b_v), ws.v.data(), pool);
     require_finite(function, "v", {B, S, D}, ws.v.data(), why, pool);

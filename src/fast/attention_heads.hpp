@@ -67,10 +67,11 @@ struct AttendArguments {
     const std::optional<Matrix>& attention_mask;
     bool causal;
     std::size_t query_tile, key_tile;
+    const RotaryOptions* rope = nullptr;  // RoPE on q and k after their projections; null: none
 };
 
 /// Steps 1 and 2 of multi-head attention, shared by multi_head_attention and the encoder layer:
-/// q, k, v = the inputs' projections (each checked for NaN and ±∞ before it is used), then every
+/// q, k, v = the inputs' projections, q and k turned by RoPE when args.rope is set (each checked for NaN and ±∞ before it is used), then every
 /// head's attention — with its weights written to `weights` (B, h, T, S) when that is not null,
 /// else tiled — into `context` (B·T, D), which may be ws.q. Throws InputError naming the first
 /// non-finite value (q, k, v, scores, context_heads) in the lesson path's order.

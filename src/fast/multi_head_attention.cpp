@@ -3,6 +3,7 @@
 // For seed 000's shape (B 8, T = S 300, D 768, h 8, d_k 96) with its weights, or a long context
 // (B 1, T = S 4096, D 768, h 12, d_k 64) without:
 //   1. q, k, v = x W_qᵀ + b_q, …: three (B·T, D) × (D, D) sgemms split by rows over the workers;
+//      with options.rope, q and k turned in place (rotary.hpp);
 //   2. the attention of every (batch, head) block (attention_heads.hpp): weights kept, or tiled;
 //   3. output = context W_oᵀ + b_o: one sgemm split by rows (without W_o the context is the output).
 // Each step's result is checked for NaN and ±∞ before the next uses it, as the lesson path checks.
@@ -85,7 +86,8 @@ void multi_head_attention_into(const Tensor3& query, const Tensor3& key, const T
     if (context == nullptr) context = workspace.q.data();
     const detail::AttendArguments attend{function,   query.data(),           key.data(),     value.data(),
                                          {B, T, S, D, h}, parameters,         options.attention_mask,
-                                         options.causal,   options.query_tile, options.key_tile};
+                                         options.causal,   options.query_tile, options.key_tile,
+                                         options.rope ? &*options.rope : nullptr};
     detail::project_and_attend(attend, weights, context, workspace, *pool, result.work);
 
     // 3. The output projection.

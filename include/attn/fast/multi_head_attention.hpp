@@ -27,6 +27,7 @@
 //   query (B, T, D) · key (B, S, D) · value (B, S, D)
 //   w_q, w_k, w_v, w_o (D, D) stored (out, in) as nn.Linear stores them · b_q, b_k, b_v, b_o (D)
 //   attention_mask (B, S): 1 = attend, 0 = padding (the library's Hugging Face convention)
+//   rope.query_positions (T) · rope.key_positions (S), optional
 //   output (B, T, D) · weights (B, h, T, S), only when need_weights
 //
 //   attn::fast::AttentionParameters p = …;   // w_q, w_k, w_v, optional biases, w_o (or
@@ -57,10 +58,12 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
 #include "attn/fast/tensor.hpp"
+#include "attn/rotary.hpp"  // RopeLayout, default_rope_base
 
 namespace attn::fast {
 
@@ -81,6 +84,16 @@ struct AttentionParameters {
 /// naming in_proj_weight or in_proj_bias when they are not (3D, D) and (3D).
 AttentionParameters split_in_proj(const Matrix& in_proj_weight, const std::optional<Vector>& in_proj_bias);
 
+/// RoPE (attn/rotary.hpp, lesson 8) on each head's Q and K after the projections, never on V.
+/// The cos and sin of every (position, frequency) are computed once per call in double and
+/// rounded to float32, so long positions keep their accuracy.
+struct RotaryOptions {
+    RopeLayout layout = RopeLayout::halves;    // halves: Hugging Face's rotate_half; pairs: RoFormer, GPT-J
+    double base = default_rope_base;           // θ_i = base^(−2i/d_k); finite and above 0
+    std::vector<std::int64_t> query_positions; // (T), each ≥ 0; empty: 0 … T−1
+    std::vector<std::int64_t> key_positions;   // (S), each ≥ 0; empty: 0 … S−1
+};
+
 /// The lesson path's attn::AttentionOptions names for what both have (causal, attention_mask);
 /// the lesson path takes the number of heads as an argument of multi_head_attention, this one
 /// here.
@@ -95,6 +108,7 @@ struct AttentionOptions {
     std::size_t query_tile = 64;           // tiled path: queries per tile (≥ 1)
     std::size_t key_tile = 512;            // tiled path: keys per tile (≥ 1); a (query_tile, key_tile)
                                            // block of scores per thread is all that exists at once
+    std::optional<RotaryOptions> rope;     // RoPE on Q and K; needs an even d_k = D / h
 };
 
 /// What one call computed, for benchmarks and for the curious. FLOPs count the matrix products
@@ -134,7 +148,8 @@ struct AttentionWorkspace {
 /// Multi-head attention: per head softmax(Q_h K_hᵀ / √d_k + masks) V_h, the heads side by side,
 /// then the output projection when w_o is given. query, key and value may be the same tensor.
 /// Throws ShapeError naming each argument and its shape when they do not fit together, when h does
-/// not divide D or a size is zero; InputError for a mask value other than 0 or 1, a tile size of
+/// not divide D, a size is zero or RoPE's positions are not (T) and (S); InputError for an odd d_k
+/// with RoPE, a negative position, a bad base, a mask value other than 0 or 1, a tile size of
 /// 0, or a non-finite value (see the policies above).
 AttentionResult multi_head_attention(const Tensor3& query, const Tensor3& key, const Tensor3& value,
                                      const AttentionParameters& parameters, const AttentionOptions& options);
