@@ -162,6 +162,10 @@ TEST_CASE("cli - compute embedding names an id outside the table with its positi
         save(in + "/ids.npy", {1, 2}, {0, 1});
         expect_refused("embedding", in, {}, {"ids must hold integers"});
     }
+    SECTION("boolean ids, which PyTorch's embedding refuses too") {
+        write_file(in + "/ids.npy", npy_bytes("|b1", "False", "(1, 2)", 0) + std::string("\x01\x00", 2));
+        expect_refused("embedding", in, {}, {"ids.npy holds booleans", "int64"});
+    }
     SECTION("a --padding-idx outside [-V, V)") {
         save_integers(in + "/ids.npy", "(1, 2)", {0, 1});
         expect_refused("embedding", in, {"--padding-idx", "3"}, {"--padding-idx 3", "(3, 2)", "[-3, 3)"});

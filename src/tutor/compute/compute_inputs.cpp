@@ -25,11 +25,15 @@ namespace {
 
 // The element types an input may have: a mask may be bool or integer (its meaning depends on it);
 // token ids and positions (lesson 8) are integers, refused by their module when read as floats.
-NpyAccept accept_for(const std::string& name) {
+bool is_index_input(const std::string& name) {
     const std::string canonical = canonical_weight_name(name);
-    const bool integers = canonical == "ids" || canonical == "positions_q" || canonical == "positions_k";
-    return mask_convention(canonical) == MaskConvention::none && !integers ? NpyAccept::floats
-                                                                            : NpyAccept::floats_bools_integers;
+    return canonical == "ids" || canonical == "positions_q" || canonical == "positions_k";
+}
+
+NpyAccept accept_for(const std::string& name) {
+    return mask_convention(canonical_weight_name(name)) == MaskConvention::none && !is_index_input(name)
+               ? NpyAccept::floats
+               : NpyAccept::floats_bools_integers;
 }
 
 // Returns false when the name is not an input (and noted); throws when it must not be ignored.
@@ -48,6 +52,12 @@ bool accept_name(const ComputeModule& module, ComputeInputs& loaded, const std::
 }
 
 void add_input(ComputeInputs& loaded, const std::string& name, NpyArray&& array) {
+    // A bool index tensor is not read as 0/1 ids: PyTorch's F.embedding refuses it (it wants
+    // torch.long), and True/False where token ids belong is a mask saved under the wrong name.
+    if (array.dtype == NpyDtype::boolean && is_index_input(name)) {
+        throw InputError(trf("{1} holds booleans; token ids and positions must be integers (int64, torch.long)",
+                             {loaded.sources.at(name)}));
+    }
     if (array.dtype == NpyDtype::boolean || array.dtype == NpyDtype::integer) {
         loaded.integer_inputs.insert(name);
     } else {
