@@ -23,7 +23,7 @@
 //   attn::DecoderLayerOptions options(2);   options.causal = true;
 //   auto cached = attn::greedy_decode(model, options, memory, /*start*/ 1, /*stop*/ 2, /*max*/ 20);
 //   auto again = attn::greedy_decode_without_cache(model, options, memory, 1, 2, 20);
-//   // cached.ids == again.ids; cached.logits equal again.logits to ~1e-15
+//   // cached.ids == again.ids; the logits differ by rounding only (≤ 3.3e-16 on the tests' models)
 #pragma once
 
 #include <cstddef>
