@@ -109,7 +109,7 @@ TEST_CASE("transformer_encoder_layer_backward matches torch.autograd.grad of nn.
     }
 }
 
-TEST_CASE("transformer_encoder_layer_backward names an upstream gradient of the wrong shape", "[encoder_layer_backward][lesson10]") {
+TEST_CASE("transformer_encoder_layer_backward names an upstream gradient of the wrong shape or not finite", "[encoder_layer_backward][lesson10]") {
     const attn::Tensor3 x = xt::ones<double>({2, 3, 4});
     const attn::EncoderLayerWeights w = small_weights();
     const attn::EncoderLayerOptions options(2);
@@ -118,4 +118,8 @@ TEST_CASE("transformer_encoder_layer_backward names an upstream gradient of the 
     CHECK_THROWS_AS(attn::transformer_encoder_layer_backward(x, w, options, step, wrong), attn::ShapeError);
     CHECK_THROWS_WITH(attn::transformer_encoder_layer_backward(x, w, options, step, wrong),
                       Catch::Matchers::Contains("grad_output (2, 4, 4)"));
+    attn::Tensor3 not_finite = xt::ones<double>({2, 3, 4});
+    not_finite(1, 0, 2) = std::numeric_limits<double>::quiet_NaN();
+    CHECK_THROWS_WITH(attn::transformer_encoder_layer_backward(x, w, options, step, not_finite),
+                      Catch::Matchers::Contains("grad_output[1, 0, 2] is nan"));
 }

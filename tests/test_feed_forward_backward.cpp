@@ -1,6 +1,7 @@
 // Tests for attn/feed_forward_backward.hpp: the activations' derivatives at points a reader can
 // check, central differences and PyTorch's autograd for relu, gelu and gelu-tanh, and the shape error.
 #include <catch2/catch.hpp>
+#include <limits>
 #include <cmath>
 
 #include "attn/error.hpp"
@@ -64,11 +65,14 @@ TEST_CASE("feed_forward_backward matches torch.autograd.grad", "[feed_forward_ba
     }
 }
 
-TEST_CASE("feed_forward_backward names an upstream gradient of the wrong shape", "[feed_forward_backward][lesson10]") {
+TEST_CASE("feed_forward_backward names an upstream gradient of the wrong shape or not finite", "[feed_forward_backward][lesson10]") {
     const attn::Matrix x = {{1, 2}}, W1 = {{1, 0}, {0, 1}, {1, 1}}, W2 = {{1, 0, 1}, {0, 1, 1}};
     const auto forward = attn::feed_forward(x, W1, attn::Vector{0, 0, 0}, W2, attn::Vector{0, 0}, attn::Activation::relu);
     const attn::Matrix wrong = {{1, 2, 3}};   // (N, F), not (N, D)
     CHECK_THROWS_AS(attn::feed_forward_backward(x, W1, W2, forward, attn::Activation::relu, wrong), attn::ShapeError);
     CHECK_THROWS_WITH(attn::feed_forward_backward(x, W1, W2, forward, attn::Activation::relu, wrong),
                       Catch::Matchers::Contains("grad_output (1, 3)"));
+    const attn::Matrix not_finite = {{1, -std::numeric_limits<double>::infinity()}};
+    CHECK_THROWS_WITH(attn::feed_forward_backward(x, W1, W2, forward, attn::Activation::relu, not_finite),
+                      Catch::Matchers::Contains("grad_output[0, 1] is -inf"));
 }

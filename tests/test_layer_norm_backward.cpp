@@ -1,6 +1,7 @@
 // Tests for attn/layer_norm_backward.hpp: the properties any layer norm's gradient has, central
 // differences, PyTorch's autograd, and the errors.
 #include <catch2/catch.hpp>
+#include <limits>
 #include <xtensor/xbuilder.hpp>
 
 #include "attn/error.hpp"
@@ -61,7 +62,7 @@ TEST_CASE("layer_norm_backward matches torch.autograd.grad", "[layer_norm_backwa
     }
 }
 
-TEST_CASE("layer_norm_backward names an upstream gradient of the wrong shape and refuses eps <= 0", "[layer_norm_backward][lesson10]") {
+TEST_CASE("layer_norm_backward names an upstream gradient of the wrong shape or not finite and refuses eps <= 0", "[layer_norm_backward][lesson10]") {
     const attn::Vector ones = {1, 1, 1, 1}, zeros = {0, 0, 0, 0};
     const auto forward = attn::layer_norm(rows(), ones, zeros);
     const attn::Matrix wrong = {{1, 2, 3, 4}};   // one row of the three
@@ -71,4 +72,7 @@ TEST_CASE("layer_norm_backward names an upstream gradient of the wrong shape and
     CHECK_THROWS_AS(attn::layer_norm_backward(forward, ones, upstream, 0.0), attn::InputError);
     CHECK_THROWS_WITH(attn::layer_norm_backward(forward, ones, upstream, 0.0),
                       Catch::Matchers::Contains("eps must be a positive number"));
+    attn::Matrix not_finite = upstream;
+    not_finite(2, 1) = std::numeric_limits<double>::quiet_NaN();
+    CHECK_THROWS_WITH(attn::layer_norm_backward(forward, ones, not_finite), Catch::Matchers::Contains("grad_output[2, 1] is nan"));
 }

@@ -1,6 +1,7 @@
 // Tests for attn/linear_backward.hpp: dW = dYᵀ X, db = Σ dY, dX = dY W by hand, against central
 // differences and PyTorch's autograd, for rows and for (B, T, in) sequences, and the shape error.
 #include <catch2/catch.hpp>
+#include <limits>
 
 #include "attn/error.hpp"
 #include "attn/linear.hpp"
@@ -51,10 +52,12 @@ TEST_CASE("linear_backward matches torch.autograd.grad", "[linear_backward][less
     }
 }
 
-TEST_CASE("linear_backward names an upstream gradient of the wrong shape", "[linear_backward][lesson10]") {
+TEST_CASE("linear_backward names an upstream gradient of the wrong shape or not finite", "[linear_backward][lesson10]") {
     const attn::Matrix x = {{1, 2}}, W = {{1, 0}, {0, 1}, {1, 1}};
     const attn::Matrix wrong = {{1, 0}};   // (N, in), not (N, out)
     CHECK_THROWS_AS(attn::linear_backward(x, W, wrong), attn::ShapeError);
     CHECK_THROWS_WITH(attn::linear_backward(x, W, wrong),
                       Catch::Matchers::Contains("grad_output (1, 2)") && Catch::Matchers::Contains("(1, 3)"));
+    const attn::Matrix not_finite = {{1, 0, std::numeric_limits<double>::infinity()}};
+    CHECK_THROWS_WITH(attn::linear_backward(x, W, not_finite), Catch::Matchers::Contains("grad_output[0, 2] is inf"));
 }

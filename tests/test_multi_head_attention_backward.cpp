@@ -2,6 +2,7 @@
 // differences (with and without w_o, masks, causal, cross-attention), against PyTorch's
 // autograd, a fully masked query, and the errors.
 #include <catch2/catch.hpp>
+#include <limits>
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xview.hpp>
 
@@ -125,7 +126,7 @@ TEST_CASE("multi_head_attention_backward matches torch.autograd.grad", "[multi_h
     }
 }
 
-TEST_CASE("multi_head_attention_backward names an upstream gradient of the wrong shape",
+TEST_CASE("multi_head_attention_backward names an upstream gradient of the wrong shape or not finite",
           "[multi_head_attention_backward][lesson10]") {
     Inputs in;
     const auto forward = attn::multi_head_attention(in.query, in.key, in.value, in.w, 2);
@@ -136,4 +137,8 @@ TEST_CASE("multi_head_attention_backward names an upstream gradient of the wrong
     CHECK_THROWS_AS(attn::multi_head_attention_backward(in.query, in.key, in.value, in.w, 4, forward, in.upstream), attn::ShapeError);
     CHECK_THROWS_WITH(attn::multi_head_attention_backward(in.query, in.key, in.value, in.w, 4, forward, in.upstream),
                       Catch::Matchers::Contains("forward.q_heads (2, 2, 2, 2)"));
+    attn::Tensor3 not_finite = in.upstream;
+    not_finite(0, 1, 3) = std::numeric_limits<double>::infinity();
+    CHECK_THROWS_WITH(attn::multi_head_attention_backward(in.query, in.key, in.value, in.w, 2, forward, not_finite),
+                      Catch::Matchers::Contains("grad_output[0, 1, 3] is inf"));
 }

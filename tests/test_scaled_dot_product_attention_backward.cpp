@@ -2,6 +2,7 @@
 // PyTorch's autograd, the property ∂Σoutput/∂V[s] = column sum s of P, masked keys and a fully
 // masked query, and the shape errors.
 #include <catch2/catch.hpp>
+#include <limits>
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xview.hpp>
 
@@ -111,7 +112,7 @@ TEST_CASE("scaled_dot_product_attention_backward gives zero, not NaN, to hidden 
     check_against_differences(in, options);
 }
 
-TEST_CASE("scaled_dot_product_attention_backward names an upstream gradient of the wrong shape",
+TEST_CASE("scaled_dot_product_attention_backward names an upstream gradient of the wrong shape or not finite",
           "[scaled_dot_product_attention_backward][lesson10]") {
     Inputs in;
     const auto forward = attn::scaled_dot_product_attention(in.Q, in.K, in.V);
@@ -119,4 +120,8 @@ TEST_CASE("scaled_dot_product_attention_backward names an upstream gradient of t
     CHECK_THROWS_AS(attn::scaled_dot_product_attention_backward(in.Q, in.K, in.V, forward, wrong), attn::ShapeError);
     CHECK_THROWS_WITH(attn::scaled_dot_product_attention_backward(in.Q, in.K, in.V, forward, wrong),
                       Catch::Matchers::Contains("grad_output (2, 3, 2)") && Catch::Matchers::Contains("(2, 3, 3)"));
+    attn::Tensor3 not_finite = in.upstream;
+    not_finite(1, 2, 0) = std::numeric_limits<double>::quiet_NaN();
+    CHECK_THROWS_WITH(attn::scaled_dot_product_attention_backward(in.Q, in.K, in.V, forward, not_finite),
+                      Catch::Matchers::Contains("grad_output[1, 2, 0] is nan"));
 }

@@ -55,10 +55,13 @@ TEST_CASE("softmax_backward matches torch.autograd.grad", "[softmax_backward][le
     }
 }
 
-TEST_CASE("softmax_backward refuses an upstream gradient of another shape", "[softmax_backward][lesson10]") {
+TEST_CASE("softmax_backward refuses an upstream gradient of another shape or not finite", "[softmax_backward][lesson10]") {
     const attn::Matrix p = {{0.5, 0.5}};
     const attn::Matrix wrong = {{1, 2, 3}};
     CHECK_THROWS_AS(attn::softmax_backward(p, wrong), attn::ShapeError);
     CHECK_THROWS_WITH(attn::softmax_backward(p, wrong),
                       Catch::Matchers::Contains("grad_weights has shape (1, 3) but weights has shape (1, 2)"));
+    const attn::Matrix not_finite = {{0.5, std::numeric_limits<double>::quiet_NaN()}};
+    CHECK_THROWS_WITH(attn::softmax_backward(p, not_finite),
+                      Catch::Matchers::Contains("softmax_backward: grad_weights[0, 1] is nan"));
 }

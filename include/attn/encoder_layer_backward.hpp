@@ -37,7 +37,8 @@ struct EncoderLayerGradients {
 };
 
 /// The backward of transformer_encoder_layer(x, weights, options), which returned `step`;
-/// grad_output is ∂loss/∂step.output. Throws ShapeError naming the tensor that disagrees.
+/// grad_output is ∂loss/∂step.output. Throws ShapeError naming the tensor that disagrees,
+/// InputError when grad_output holds NaN or ±∞ (named with its index).
 EncoderLayerGradients transformer_encoder_layer_backward(const Tensor3& x, const EncoderLayerWeights& weights,
                                                          const EncoderLayerOptions& options,
                                                          const EncoderLayerStep& step, const Tensor3& grad_output);

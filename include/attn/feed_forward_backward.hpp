@@ -39,7 +39,8 @@ Matrix activation_backward(const Matrix& preactivation, const Matrix& grad_hidde
 
 /// The backward of feed_forward(x, linear1_weight, linear1_bias, linear2_weight, linear2_bias,
 /// activation), which returned `forward`; grad_output is ∂loss/∂forward.output. Throws ShapeError
-/// naming the tensor that disagrees and the shape it must have.
+/// naming the tensor that disagrees and the shape it must have, InputError when grad_output holds
+/// NaN or ±∞ (named with its index).
 FeedForwardGradients feed_forward_backward(const Matrix& x, const Matrix& linear1_weight, const Matrix& linear2_weight,
                                            const FeedForwardStep& forward, Activation activation,
                                            const Matrix& grad_output);

@@ -33,7 +33,7 @@ struct LayerNormGradients {
 
 /// The backward of layer_norm(x, weight, bias, eps), which returned `forward`; grad_output is
 /// ∂loss/∂forward.output. Throws ShapeError naming the tensor that disagrees, InputError when
-/// eps ≤ 0.
+/// eps ≤ 0 or grad_output holds NaN or ±∞ (named with its index).
 LayerNormGradients layer_norm_backward(const LayerNormStep& forward, const Vector& weight, const Matrix& grad_output,
                                        double eps = default_layer_norm_eps);
 

@@ -33,7 +33,8 @@ using LinearGradients = LinearGradientsOf<Matrix>;
 using SequenceLinearGradients = LinearGradientsOf<Tensor3>;
 
 /// The backward of linear(x, weight[, bias]) given grad_output = ∂loss/∂y. Throws ShapeError
-/// naming x, weight or grad_output and the shape it must have.
+/// naming x, weight or grad_output and the shape it must have, InputError when grad_output holds
+/// NaN or ±∞ (named with its index).
 LinearGradients linear_backward(const Matrix& x, const Matrix& weight, const Matrix& grad_output);
 SequenceLinearGradients linear_backward(const Tensor3& x, const Matrix& weight, const Tensor3& grad_output);
 

@@ -39,7 +39,8 @@ struct ScaledDotProductAttentionGradients {
 /// The backward of scaled_dot_product_attention(query, key, value, options), which returned
 /// `forward`; `grad_output` is the gradient of the loss with respect to forward.output. Only
 /// options.scale is read (absent: 1/√d_k, as in the forward); the masks are in forward.weights.
-/// Throws ShapeError naming grad_output (or the tensor that disagrees) and the shape it must have.
+/// Throws ShapeError naming grad_output (or the tensor that disagrees) and the shape it must have,
+/// InputError when grad_output holds NaN or ±∞ (named with its index).
 ScaledDotProductAttentionGradients scaled_dot_product_attention_backward(const Tensor3& query, const Tensor3& key,
                                                                          const Tensor3& value,
                                                                          const ScaledDotProductAttentionResult& forward,

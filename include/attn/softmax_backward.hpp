@@ -32,7 +32,8 @@ void softmax_rows_backward(const double* weights, const double* grad_weights, do
                            std::size_t columns);
 
 /// The gradient with respect to the softmax's input (the scores), given its output `weights` and
-/// the gradient of the loss with respect to them. ShapeError when the two shapes differ.
+/// the gradient of the loss with respect to them. ShapeError when the two shapes differ,
+/// InputError when grad_weights holds NaN or ±∞.
 Vector softmax_backward(const Vector& weights, const Vector& grad_weights);
 Matrix softmax_backward(const Matrix& weights, const Matrix& grad_weights);
 Tensor3 softmax_backward(const Tensor3& weights, const Tensor3& grad_weights);

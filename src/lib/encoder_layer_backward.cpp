@@ -7,6 +7,7 @@
 #include "attn/linear.hpp"
 #include "attn/multi_head_attention_backward.hpp"
 #include "attn/shape.hpp"
+#include "finite.hpp"
 
 namespace attn {
 
@@ -52,10 +53,13 @@ Tensor3 attention_backward(const EncoderLayerWeights& w, const EncoderLayerOptio
 EncoderLayerGradients transformer_encoder_layer_backward(const Tensor3& x, const EncoderLayerWeights& w,
                                                          const EncoderLayerOptions& options,
                                                          const EncoderLayerStep& step, const Tensor3& grad_output) {
+    // x (B, T, D), the step's tensors (B, T, D) and (B, T, F), dy (B, T, D) → dx (B, T, D) and every parameter's gradient
     check_shapes("transformer_encoder_layer_backward",
                  {{"x", x, "B,T,D"}, {"step.attention_input", step.attention_input, "B,T,D"},
                   {"step.ffn_input", step.ffn_input, "B,T,D"}, {"step.ffn_hidden", step.ffn_hidden, "B,T,F"},
                   {"linear1_weight", w.linear1_weight, "F,D"}, {"grad_output", grad_output, "B,T,D"}});
+    detail::require_finite("transformer_encoder_layer_backward", "grad_output", grad_output,
+                           detail::upstream_gradient_advice);
     EncoderLayerGradients grad;
     EncoderLayerWeights& gw = grad.weights;
     const double eps = options.eps;

@@ -7,6 +7,7 @@
 #include "attn/error.hpp"
 #include "attn/linear_backward.hpp"
 #include "attn/shape.hpp"
+#include "finite.hpp"
 
 namespace attn {
 
@@ -54,11 +55,13 @@ Matrix activation_backward(const Matrix& preactivation, const Matrix& grad_hidde
 FeedForwardGradients feed_forward_backward(const Matrix& x, const Matrix& linear1_weight, const Matrix& linear2_weight,
                                            const FeedForwardStep& forward, Activation activation,
                                            const Matrix& grad_output) {
+    // x (N, D), W1 (F, D), W2 (D, F), u and h (N, F), dy (N, D) → dx (N, D), dW1 (F, D), db1 (F), dW2 (D, F), db2 (D)
     check_shapes("feed_forward_backward",
                  {{"x", x, "N,D"}, {"linear1_weight", linear1_weight, "F,D"}, {"linear2_weight", linear2_weight, "D,F"},
                   {"forward.hidden_preactivation", forward.hidden_preactivation, "N,F"},
                   {"forward.hidden", forward.hidden, "N,F"}, {"grad_output", grad_output, "N,D"}},
                  ZeroSizes::allowed);
+    detail::require_finite("feed_forward_backward", "grad_output", grad_output, detail::upstream_gradient_advice);
     // Backwards through the three steps of the forward, last first.
     const LinearGradients second = linear_backward(forward.hidden, linear2_weight, grad_output);
     const Matrix grad_preactivation = activation_backward(forward.hidden_preactivation, second.x, activation);

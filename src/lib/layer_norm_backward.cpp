@@ -7,16 +7,19 @@
 
 #include "attn/error.hpp"
 #include "attn/shape.hpp"
+#include "finite.hpp"
 
 namespace attn {
 
 LayerNormGradients layer_norm_backward(const LayerNormStep& forward, const Vector& weight, const Matrix& grad_output,
                                        double eps) {
+    // x̂ (N, D), σ² (N), γ (D), dy (N, D) → dx (N, D), dγ (D), dβ (D)
     const std::string f = "layer_norm_backward";
     check_shapes(f, {{"forward.normalized", forward.normalized, "N,D"}, {"forward.variance", forward.variance, "N"},
                      {"weight", weight, "D"}, {"grad_output", grad_output, "N,D"}},
                  ZeroSizes::allowed);
     if (!(eps > 0.0) || !std::isfinite(eps)) throw InputError(f + ": eps must be a positive number, got " + std::to_string(eps));
+    detail::require_finite(f, "grad_output", grad_output, detail::upstream_gradient_advice);
     const std::size_t N = grad_output.shape(0), D = grad_output.shape(1);
     LayerNormGradients grad;
     grad.x = Matrix::from_shape({N, D});

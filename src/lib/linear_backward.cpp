@@ -5,6 +5,7 @@
 
 #include "attn/matmul.hpp"
 #include "attn/shape.hpp"
+#include "finite.hpp"
 
 namespace attn {
 
@@ -34,6 +35,7 @@ Vector column_sums(const Matrix& grad_output) {
 LinearGradients linear_backward(const Matrix& x, const Matrix& weight, const Matrix& grad_output) {
     check_shapes("linear_backward", {{"x", x, "N,in"}, {"weight", weight, "out,in"}, {"grad_output", grad_output, "N,out"}},
                  ZeroSizes::allowed);
+    detail::require_finite("linear_backward", "grad_output", grad_output, detail::upstream_gradient_advice);
     LinearGradients grad;
     grad.weight = transposed_times(grad_output, x);  // dW = dYᵀ X   (out, in)
     grad.bias = column_sums(grad_output);            // db = Σ_n dY  (out)

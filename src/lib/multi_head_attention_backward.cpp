@@ -9,6 +9,7 @@
 #include "attn/error.hpp"
 #include "attn/linear_backward.hpp"
 #include "attn/shape.hpp"
+#include "finite.hpp"
 
 namespace attn {
 
@@ -44,6 +45,7 @@ void check_backward_arguments(const std::string& f, const Tensor3& query, const 
                      {"forward.weights", forward.weights, "B," + h + ",T,S"},
                      {"forward.context", forward.context, "B,T,D"}, {"grad_output", grad_output, "B,T,D"}});
     require_output_projection_choice(f, w.no_output_projection, w.w_o.has_value(), w.b_o.has_value());
+    detail::require_finite(f, "grad_output", grad_output, detail::upstream_gradient_advice);
 }
 
 }  // namespace
@@ -52,6 +54,7 @@ MultiHeadAttentionGradients multi_head_attention_backward(const Tensor3& query, 
                                                           const MultiHeadAttentionWeights& w, std::size_t heads,
                                                           const MultiHeadAttentionResult& forward,
                                                           const Tensor3& grad_output, const AttentionOptions& options) {
+    // query (B, T, D), key and value (B, S, D), heads (B, h, ·, d_k), weights (B, h, T, S), doutput (B, T, D)
     check_backward_arguments("multi_head_attention_backward", query, key, value, w, heads, forward, grad_output);
     const std::size_t B = query.shape(0), d_k = query.shape(2) / heads;
     MultiHeadAttentionGradients grad;

@@ -8,6 +8,7 @@
 #include "attn/matmul.hpp"
 #include "attn/shape.hpp"
 #include "attn/softmax_backward.hpp"
+#include "finite.hpp"
 
 namespace attn {
 
@@ -49,6 +50,8 @@ ScaledDotProductAttentionGradients scaled_dot_product_attention_backward(const T
     check_shapes("scaled_dot_product_attention_backward",
                  {{"query", query, "B,T,d_k"}, {"key", key, "B,S,d_k"}, {"value", value, "B,S,d_v"},
                   {"forward.weights", forward.weights, "B,T,S"}, {"grad_output", grad_output, "B,T,d_v"}});
+    detail::require_finite("scaled_dot_product_attention_backward", "grad_output", grad_output,
+                           detail::upstream_gradient_advice);
     const double scale = options.scale.value_or(1.0 / std::sqrt(double(query.shape(2))));
     return detail::attention_blocks_backward(query, key, value, forward.weights, grad_output, scale);
 }

@@ -3,6 +3,7 @@
 
 #include "attn/error.hpp"
 #include "attn/shape.hpp"
+#include "finite.hpp"
 
 namespace attn {
 
@@ -28,6 +29,7 @@ Tensor softmax_backward_copy(const Tensor& weights, const Tensor& grad_weights) 
         throw ShapeError("softmax_backward: grad_weights has shape " + shape_string(grad_weights.shape()) +
                          " but weights has shape " + shape_string(weights.shape()) + "; they must be the same");
     }
+    detail::require_finite("softmax_backward", "grad_weights", grad_weights, detail::upstream_gradient_advice);
     Tensor grad_scores = Tensor::from_shape(weights.shape());
     const std::size_t columns = weights.shape().back();
     const std::size_t rows = columns == 0 ? 0 : weights.size() / columns;
