@@ -2,6 +2,7 @@
 // differences and PyTorch's autograd, for rows and for (B, T, in) sequences, and the shape error.
 #include <catch2/catch.hpp>
 #include <limits>
+#include <xtensor/xbuilder.hpp>
 
 #include "attn/error.hpp"
 #include "attn/linear.hpp"
@@ -60,4 +61,9 @@ TEST_CASE("linear_backward names an upstream gradient of the wrong shape or not 
                       Catch::Matchers::Contains("grad_output (1, 2)") && Catch::Matchers::Contains("(1, 3)"));
     const attn::Matrix not_finite = {{1, 0, std::numeric_limits<double>::infinity()}};
     CHECK_THROWS_WITH(attn::linear_backward(x, W, not_finite), Catch::Matchers::Contains("grad_output[0, 2] is inf"));
+    const attn::Tensor3 sequences = {{{1, 2}, {3, 4}}, {{5, 6}, {7, 8}}};
+    attn::Tensor3 not_finite_sequence = xt::zeros<double>({2, 2, 3});
+    not_finite_sequence(1, 0, 2) = std::numeric_limits<double>::quiet_NaN();   // row 2 of (B·T, out), named (1, 0, 2)
+    CHECK_THROWS_WITH(attn::linear_backward(sequences, W, not_finite_sequence),
+                      Catch::Matchers::Contains("grad_output[1, 0, 2] is nan"));
 }

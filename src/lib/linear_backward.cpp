@@ -47,6 +47,8 @@ SequenceLinearGradients linear_backward(const Tensor3& x, const Matrix& weight, 
     check_shapes("linear_backward",
                  {{"x", x, "B,T,in"}, {"weight", weight, "out,in"}, {"grad_output", grad_output, "B,T,out"}},
                  ZeroSizes::allowed);
+    // Checked here too, so that a bad value is named by its (b, t, k) index, not its row of (B·T, out).
+    detail::require_finite("linear_backward", "grad_output", grad_output, detail::upstream_gradient_advice);
     // Every position of every sequence is one row of the map: the (B·T, ·) matrices.
     LinearGradients rows = linear_backward(rows_of(x), weight, rows_of(grad_output));
     return {positions_of(rows.x, x.shape(0), x.shape(1)), std::move(rows.weight), std::move(rows.bias)};
