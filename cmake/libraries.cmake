@@ -52,27 +52,34 @@ add_library(attn
   src/lib/matmul.cpp
   src/lib/finite.cpp
   src/lib/softmax.cpp
+  src/lib/softmax_backward.cpp
   src/lib/dot_attention.cpp
   src/lib/concatenation.cpp
   src/lib/luong_attention.cpp
   src/lib/bahdanau_attention.cpp
   src/lib/linear.cpp
+  src/lib/linear_backward.cpp
   src/lib/masks.cpp
   src/lib/attention_arguments.cpp
   src/lib/scaled_dot_product_attention.cpp
+  src/lib/scaled_dot_product_attention_backward.cpp
   src/lib/online_softmax_attention.cpp
   src/lib/multi_head_attention.cpp
   src/lib/kv_cache.cpp
   src/lib/decoder_step.cpp
   src/lib/generation.cpp
+  src/lib/multi_head_attention_backward.cpp
   src/lib/layer_norm.cpp
+  src/lib/layer_norm_backward.cpp
   src/lib/embedding.cpp
   src/lib/positions.cpp
   src/lib/rotary.cpp
   src/lib/feed_forward.cpp
+  src/lib/feed_forward_backward.cpp
   src/lib/encoder_layer.cpp
   src/lib/decoder_layer.cpp
   src/lib/transformer.cpp
+  src/lib/encoder_layer_backward.cpp
 )
 add_library(attn::attn ALIAS attn)
 # include/ comes with attn_io; src/common holds finite_values.hpp, shared with the fast path.

@@ -20,6 +20,7 @@ add_executable(attn_tests
   tests/support/lesson_runs.cpp
   tests/support/npy_bytes.cpp
   tests/support/state_dict.cpp
+  tests/support/gradient_check.cpp
   tests/test_shape.cpp
   tests/test_matmul.cpp
   tests/test_check.cpp
@@ -43,6 +44,13 @@ add_executable(attn_tests
   tests/test_encoder_layer.cpp
   tests/test_decoder_layer.cpp
   tests/test_transformer.cpp
+  tests/test_softmax_backward.cpp
+  tests/test_linear_backward.cpp
+  tests/test_scaled_dot_product_attention_backward.cpp
+  tests/test_layer_norm_backward.cpp
+  tests/test_feed_forward_backward.cpp
+  tests/test_multi_head_attention_backward.cpp
+  tests/test_encoder_layer_backward.cpp
   tests/support/fast_inputs.cpp
   tests/test_fast_attention.cpp
   tests/test_fast_multi_head_attention.cpp

@@ -42,4 +42,8 @@ inline const char* const overflow_advice =
     "an input holds NaN or ±inf, or the inputs are too large for float64 arithmetic and overflowed (only a mask may "
     "put -inf in the scores); scale them down";
 
+/// Why a backward refuses an upstream gradient that is NaN or ±∞: every gradient it computes would be.
+inline const char* const upstream_gradient_advice =
+    "the upstream gradient (of the loss with respect to the layer's output) must hold finite numbers";
+
 }  // namespace attn::detail
