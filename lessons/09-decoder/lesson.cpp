@@ -4,17 +4,24 @@
 // attention written as a cross-attention of one query, with no projection and no scale:
 // one_query_scores, one_query_weights (B, 1, S), one_query_context (B, 1, H).
 // Example "main" (tgt (B, T, D), memory (B, S, D), the layer's weights, memory_attention_mask
-// (B, S)): the decoder layer post-norm with a causal self-attention, step by step
+// (B, S)): attn::transformer_decoder_layer post-norm with a causal self-attention, step by step
 // (self_attention_*, cross_attention_*, after_*, ffn_output, output); padded_* with the memory's
-// padding mask; prenorm_output (norm_first); decoder_output, two copies of the layer and a final
-// layer norm (weight 1, bias 0), as nn.Transformer builds its decoder.
+// padding mask; prenorm_output (norm_first); decoder_output, attn::transformer_decoder with two
+// copies of the layer and a final layer norm (weight 1, bias 0), as nn.Transformer builds it.
+// Example "full_size" (sizes [B, T, S, D, h, F] and a seed): a layer at the paper's size drawn
+// from std::mt19937(seed) (tutor/lesson/seeded_uniform.hpp, the document's recipe): head 0's
+// cross-attention weights, the first six output features, the length of each output row.
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <xtensor/xmath.hpp>
 #include <xtensor/xview.hpp>
 
-#include "attn/feed_forward.hpp"
-#include "attn/layer_norm.hpp"
-#include "attn/multi_head_attention.hpp"
+#include "attn/decoder_layer.hpp"
+#include "attn/error.hpp"
 #include "tutor/compute/named_weights.hpp"
 #include "tutor/lesson/lesson_registration.hpp"
+#include "tutor/lesson/seeded_uniform.hpp"
 
 namespace attn::tutor {
 
@@ -39,14 +46,6 @@ NamedTensors one_query(const LessonInputs& inputs) {
             {"one_query_context", r.output}};
 }
 
-// Every weight of the layer, each checked for its rank (a document error names the block).
-struct WorkedLayer {
-    MultiHeadAttentionWeights self_attention, cross_attention;
-    Vector norm_weight[3], norm_bias[3];
-    Matrix linear1_weight, linear2_weight;
-    Vector linear1_bias, linear2_bias;
-};
-
 MultiHeadAttentionWeights read_attention(const LessonInputs& inputs, const std::string& prefix) {
     NamedTensors weights;
     for (const char* name : {"w_q", "w_k", "w_v", "w_o"}) weights[name] = inputs.get(prefix + name, 2, "(D, D)");
@@ -54,14 +53,17 @@ MultiHeadAttentionWeights read_attention(const LessonInputs& inputs, const std::
     return attention_weights_from(weights);
 }
 
-WorkedLayer read_layer(const LessonInputs& inputs) {
-    WorkedLayer w;
+// Every weight of the layer, each checked for its rank (a document error names the block).
+DecoderLayerWeights read_layer(const LessonInputs& inputs) {
+    DecoderLayerWeights w;
     w.self_attention = read_attention(inputs, "");
     w.cross_attention = read_attention(inputs, "cross_");
-    for (int i = 0; i < 3; ++i) {
-        const std::string norm = "norm" + std::to_string(i + 1);
-        w.norm_weight[i] = inputs.get(norm + "_weight", 1, "(D)");
-        w.norm_bias[i] = inputs.get(norm + "_bias", 1, "(D)");
+    const std::string norms[] = {"norm1", "norm2", "norm3"};
+    Vector* weights[] = {&w.norm1_weight, &w.norm2_weight, &w.norm3_weight};
+    Vector* biases[] = {&w.norm1_bias, &w.norm2_bias, &w.norm3_bias};
+    for (std::size_t i = 0; i < 3; ++i) {
+        *weights[i] = inputs.get(norms[i] + "_weight", 1, "(D)");
+        *biases[i] = inputs.get(norms[i] + "_bias", 1, "(D)");
     }
     w.linear1_weight = inputs.get("linear1_weight", 2, "(F, D)");
     w.linear1_bias = inputs.get("linear1_bias", 1, "(F)");
@@ -70,51 +72,13 @@ WorkedLayer read_layer(const LessonInputs& inputs) {
     return w;
 }
 
-struct DecoderSteps {
-    MultiHeadAttentionResult self_attention, cross_attention;
-    Tensor3 after_self_attention, after_cross_attention, ffn_output, output;
-};
-
-Tensor3 norm(const WorkedLayer& w, int i, const Tensor3& x) {
-    return layer_norm(x, w.norm_weight[i], w.norm_bias[i]);
-}
-
-// norm1(x + self_attention(x, causal)), norm2(x + cross_attention(x, memory)), norm3(x + ffn(x)),
-// or with each norm moved onto the sub-layer's input (norm_first).
-DecoderSteps decoder_layer(const Tensor3& tgt, const Tensor3& memory, const WorkedLayer& w, bool norm_first,
-                           const std::optional<Matrix>& memory_attention_mask = std::nullopt) {
-    const std::size_t B = tgt.shape(0), T = tgt.shape(1), D = tgt.shape(2);
-    DecoderSteps s;
-    AttentionOptions causal;
-    causal.causal = true;
-    const Tensor3 sa_input = norm_first ? norm(w, 0, tgt) : tgt;
-    s.self_attention = multi_head_attention(sa_input, sa_input, sa_input, w.self_attention, worked_heads, causal);
-    const Tensor3 sa_residual = tgt + s.self_attention.output;
-    s.after_self_attention = norm_first ? sa_residual : norm(w, 0, sa_residual);
-
-    AttentionOptions padding;
-    padding.attention_mask = memory_attention_mask;
-    const Tensor3 ca_input = norm_first ? norm(w, 1, s.after_self_attention) : s.after_self_attention;
-    s.cross_attention = multi_head_attention(ca_input, memory, memory, w.cross_attention, worked_heads, padding);
-    const Tensor3 ca_residual = s.after_self_attention + s.cross_attention.output;
-    s.after_cross_attention = norm_first ? ca_residual : norm(w, 1, ca_residual);
-
-    const Tensor3 ffn_input = norm_first ? norm(w, 2, s.after_cross_attention) : s.after_cross_attention;
-    const Matrix rows = xt::reshape_view(ffn_input, {B * T, D});
-    const FeedForwardStep ffn = feed_forward(rows, w.linear1_weight, w.linear1_bias, w.linear2_weight,
-                                             w.linear2_bias, Activation::relu);
-    s.ffn_output = xt::reshape_view(ffn.output, {B, T, D});
-    const Tensor3 ffn_residual = s.after_cross_attention + s.ffn_output;
-    s.output = norm_first ? ffn_residual : norm(w, 2, ffn_residual);
-    return s;
-}
-
-NamedTensors worked_example(const LessonInputs& inputs) {
+NamedTensors worked_layer(const LessonInputs& inputs) {
     const Tensor3 tgt = inputs.get("tgt", 3, "(B, T, D)");
     const Tensor3 memory = inputs.get("memory", 3, "(B, S, D)");
-    const Matrix memory_attention_mask = inputs.get("memory_attention_mask", 2, "(B, S)");
-    const WorkedLayer w = read_layer(inputs);
-    const DecoderSteps post_norm = decoder_layer(tgt, memory, w, false);
+    const DecoderLayerWeights w = read_layer(inputs);
+    DecoderLayerOptions options(worked_heads);
+    options.causal = true;  // tgt_mask = generate_square_subsequent_mask(T)
+    const DecoderLayerStep post_norm = transformer_decoder_layer(tgt, memory, w, options);
     NamedTensors out{{"self_attention_weights", post_norm.self_attention.weights},
                      {"self_attention_output", post_norm.self_attention.output},
                      {"after_self_attention", post_norm.after_self_attention},
@@ -123,19 +87,80 @@ NamedTensors worked_example(const LessonInputs& inputs) {
                      {"after_cross_attention", post_norm.after_cross_attention},
                      {"ffn_output", post_norm.ffn_output},
                      {"output", post_norm.output}};
-    const DecoderSteps padded = decoder_layer(tgt, memory, w, false, memory_attention_mask);
-    out["padded_cross_attention_weights"] = padded.cross_attention.weights;
-    out["padded_output"] = padded.output;
-    out["prenorm_output"] = decoder_layer(tgt, memory, w, true).output;
+
+    DecoderLayerOptions padded = options;
+    padded.memory_attention_mask = Matrix(inputs.get("memory_attention_mask", 2, "(B, S)"));
+    const DecoderLayerStep padded_step = transformer_decoder_layer(tgt, memory, w, padded);
+    out["padded_cross_attention_weights"] = padded_step.cross_attention.weights;
+    out["padded_output"] = padded_step.output;
+
+    DecoderLayerOptions pre_norm = options;
+    pre_norm.norm_first = true;
+    out["prenorm_output"] = transformer_decoder_layer(tgt, memory, w, pre_norm).output;
+
     // nn.Transformer's decoder: the layers, then decoder.norm (a fresh nn.LayerNorm(D)).
     const std::size_t D = tgt.shape(2);
-    const Tensor3 twice = decoder_layer(decoder_layer(tgt, memory, w, false).output, memory, w, false).output;
-    out["decoder_output"] = layer_norm(twice, xt::ones<double>({D}), xt::zeros<double>({D}));
+    out["decoder_output"] = transformer_decoder(tgt, memory, {w, w}, options,
+                                                std::make_pair(Vector(xt::ones<double>({D})), Vector(xt::zeros<double>({D}))));
     return out;
 }
 
+// The document's largest sizes are 512 and 2048; this bound keeps `attn check` quick and every
+// conversion to a size defined (get_counts refuses anything else).
+constexpr std::size_t largest_size = 4096;
+
+MultiHeadAttentionWeights seeded_attention(std::mt19937& generator, std::size_t D) {
+    const double bound = 1.0 / std::sqrt(double(D));
+    MultiHeadAttentionWeights a;
+    a.w_q = seeded_uniform<Matrix>(generator, {D, D}, bound);
+    a.w_k = seeded_uniform<Matrix>(generator, {D, D}, bound);
+    a.w_v = seeded_uniform<Matrix>(generator, {D, D}, bound);
+    a.w_o = seeded_uniform<Matrix>(generator, {D, D}, bound);
+    a.b_q = seeded_uniform<Vector>(generator, {D}, bound);
+    a.b_k = seeded_uniform<Vector>(generator, {D}, bound);
+    a.b_v = seeded_uniform<Vector>(generator, {D}, bound);
+    a.b_o = seeded_uniform<Vector>(generator, {D}, bound);
+    return a;
+}
+
+// A layer at the paper's size, drawn in the document's order (step 9's table).
+NamedTensors full_size_layer(const LessonInputs& inputs) {
+    const DynamicTensor sizes = inputs.get_counts("sizes", 1, "(6): B, T, S, D, h, F", 1, largest_size);
+    const DynamicTensor seed = inputs.get_counts("seed", 1, "(1)", 0, 4294967295u);
+    if (sizes.size() != 6 || seed.size() != 1) throw InputError("sizes must hold B, T, S, D, h, F and seed one number");
+    const auto B = std::size_t(sizes(0)), T = std::size_t(sizes(1)), S = std::size_t(sizes(2)),
+               D = std::size_t(sizes(3)), heads = std::size_t(sizes(4)), F = std::size_t(sizes(5));
+    std::mt19937 generator(static_cast<std::mt19937::result_type>(seed(0)));
+    const Tensor3 tgt = seeded_uniform<Tensor3>(generator, {B, T, D}, 1.0);
+    const Tensor3 memory = seeded_uniform<Tensor3>(generator, {B, S, D}, 1.0);
+    DecoderLayerWeights w;
+    w.self_attention = seeded_attention(generator, D);
+    w.cross_attention = seeded_attention(generator, D);
+    for (const auto& [weight, bias] : {std::pair{&w.norm1_weight, &w.norm1_bias}, std::pair{&w.norm2_weight, &w.norm2_bias},
+                                       std::pair{&w.norm3_weight, &w.norm3_bias}}) {
+        *weight = seeded_uniform<Vector>(generator, {D}, 0.2, 1.0);
+        *bias = seeded_uniform<Vector>(generator, {D}, 0.2);
+    }
+    const double linear_d = 1.0 / std::sqrt(double(D)), linear_f = 1.0 / std::sqrt(double(F));
+    w.linear1_weight = seeded_uniform<Matrix>(generator, {F, D}, linear_d);
+    w.linear1_bias = seeded_uniform<Vector>(generator, {F}, linear_d);
+    w.linear2_weight = seeded_uniform<Matrix>(generator, {D, F}, linear_f);
+    w.linear2_bias = seeded_uniform<Vector>(generator, {D}, linear_f);
+    DecoderLayerOptions options(heads);
+    options.causal = true;
+    const DecoderLayerStep step = transformer_decoder_layer(tgt, memory, w, options);
+
+    const std::size_t shown = std::min<std::size_t>(6, D);
+    Tensor3 head0 = xt::view(step.cross_attention.weights, xt::all(), 0);
+    Tensor3 first = xt::view(step.output, xt::all(), xt::all(), xt::range(0, shown));
+    Matrix lengths = xt::sqrt(xt::sum(step.output * step.output, {2}));
+    return {{"full_cross_head0_weights", head0}, {"full_output_head", first}, {"full_output_norm", lengths}};
+}
+
 NamedTensors compute(const std::string& /*example*/, const LessonInputs& inputs) {
-    return inputs.has("decoder_state") ? one_query(inputs) : worked_example(inputs);
+    if (inputs.has("decoder_state")) return one_query(inputs);
+    if (inputs.has("sizes")) return full_size_layer(inputs);
+    return worked_layer(inputs);
 }
 
 }  // namespace

@@ -9,8 +9,10 @@ cross-attention of one query (torch.nn.functional.scaled_dot_product_attention d
 PyTorch 1.13, so the softmax is written out).
 
 Everything runs in float64 and is printed as float32."""
+import numpy as np
 import torch
 import torch.nn.functional as F
+from seeded import seeded_uniform
 
 SELF_ATTENTION = ("w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o")
 
@@ -163,10 +165,42 @@ def grouped_query(inputs):
             "tiled_weights": tiled_weights, "tiled_context": tiled}
 
 
+# The full-size layer's tensors in the order they are drawn: (name, shape in letters, bound,
+# center). As lesson 6's: inputs uniform in (−1, 1), linear weights and biases in ±1/√(input
+# width), norm weights in 1 ± 0.2 and norm biases in ±0.2; cross-attention after self-attention.
+ATTENTION = ("w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o")
+FULL_SIZE_TENSORS = (
+    (("tgt", "BTD", "1", 0.0), ("memory", "BSD", "1", 0.0))
+    + tuple((name, "DD" if name.startswith("w") else "D", "1/sqrt(D)", 0.0) for name in ATTENTION)
+    + tuple(("cross_" + name, "DD" if name.startswith("w") else "D", "1/sqrt(D)", 0.0) for name in ATTENTION)
+    + tuple((f"norm{i}_{p}", "D", "0.2", 1.0 if p == "weight" else 0.0)
+            for i in (1, 2, 3) for p in ("weight", "bias"))
+    + (("linear1_weight", "FD", "1/sqrt(D)", 0.0), ("linear1_bias", "F", "1/sqrt(D)", 0.0),
+       ("linear2_weight", "DF", "1/sqrt(F)", 0.0), ("linear2_bias", "D", "1/sqrt(F)", 0.0))
+)
+
+
+def full_size_layer(sizes, seed):
+    """nn.TransformerDecoderLayer(D, h, F) at the paper's size with seeded weights, causal tgt_mask."""
+    B, T, S, D, h, F_ = (int(v) for v in sizes.tolist())
+    letters = {"B": B, "T": T, "S": S, "D": D, "F": F_}
+    bounds = {"1": 1.0, "0.2": 0.2, "1/sqrt(D)": 1.0 / np.sqrt(D), "1/sqrt(F)": 1.0 / np.sqrt(F_)}
+    generator = np.random.RandomState(int(seed.item()))
+    inputs = {name: seeded_uniform(generator, tuple(letters[c] for c in shape), bounds[bound], center)
+              for name, shape, bound, center in FULL_SIZE_TENSORS}
+    steps = decoder_steps(make_layer(inputs, h), inputs["tgt"], inputs["memory"])
+    output = steps["output"]
+    return {"full_cross_head0_weights": steps["cross_attention_weights"][:, 0],  # (B, T, S): head 0
+            "full_output_head": output[:, :, :6],                              # (B, T, 6)
+            "full_output_norm": output.norm(dim=-1)}                           # (B, T)
+
+
 def compute(example, inputs):
     inputs = {name: tensor.double() for name, tensor in inputs.items()}
     if "decoder_state" in inputs:
         return one_query(inputs)
+    if "sizes" in inputs:
+        return full_size_layer(inputs["sizes"], inputs["seed"])
     if "cache_sizes" in inputs:
         return cache_sizes(inputs["cache_sizes"])
     if "k" in inputs:
