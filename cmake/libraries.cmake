@@ -62,6 +62,7 @@ add_library(attn
   src/lib/scaled_dot_product_attention.cpp
   src/lib/online_softmax_attention.cpp
   src/lib/multi_head_attention.cpp
+  src/lib/kv_cache.cpp
   src/lib/layer_norm.cpp
   src/lib/embedding.cpp
   src/lib/positions.cpp

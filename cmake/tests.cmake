@@ -32,6 +32,8 @@ add_executable(attn_tests
   tests/test_scaled_dot_product_attention.cpp
   tests/test_online_softmax_attention.cpp
   tests/test_multi_head_attention.cpp
+  tests/test_grouped_query_attention.cpp
+  tests/test_kv_cache.cpp
   tests/test_layer_norm.cpp
   tests/test_embedding.cpp
   tests/test_positions.cpp
