@@ -19,6 +19,10 @@
 
 #include "attn/decoder_layer.hpp"
 #include "attn/error.hpp"
+#include "attn/kv_cache.hpp"
+#include "attn/linear.hpp"
+#include "attn/masks.hpp"
+#include "attn/softmax.hpp"
 #include "tutor/compute/named_weights.hpp"
 #include "tutor/lesson/lesson_registration.hpp"
 #include "tutor/lesson/seeded_uniform.hpp"
@@ -157,10 +161,95 @@ NamedTensors full_size_layer(const LessonInputs& inputs) {
     return {{"full_cross_head0_weights", head0}, {"full_output_head", first}, {"full_output_norm", lengths}};
 }
 
+// Rows first … last − 1 of a (B, h, T, d_k) tensor: the positions one step adds to the cache.
+Tensor4 positions(const Tensor4& x, std::size_t first, std::size_t last) {
+    return xt::view(x, xt::all(), xt::all(), xt::range(first, last), xt::all());
+}
+
+// Step 10: the self-attention sub-layer fed one token at a time through a KV cache. Each step
+// appends the new token's key and value, then its one query attends over the whole cache.
+NamedTensors kv_cache_steps(const LessonInputs& inputs, const MultiHeadAttentionWeights& w) {
+    const Tensor3 x = inputs.get("sequence", 3, "(B, T, D)");
+    const std::size_t B = x.shape(0), T = x.shape(1), d_k = x.shape(2) / worked_heads;
+    const Tensor4 q = split_heads(linear(x, w.w_q, w.b_q, "w_q"), worked_heads);
+    const Tensor4 k = split_heads(linear(x, w.w_k, w.b_k, "w_k"), worked_heads);
+    const Tensor4 v = split_heads(linear(x, w.w_v, w.b_v, "w_v"), worked_heads);
+    NamedTensors out;
+    KVCache cache(B, worked_heads, d_k);
+    Tensor4 context = Tensor4::from_shape({B, worked_heads, T, d_k});
+    for (std::size_t t = 0; t < T; ++t) {
+        cache.append(positions(k, t, t + 1), positions(v, t, t + 1));  // first: the token sees itself
+        const CachedAttentionResult step = attend(positions(q, t, t + 1), cache);
+        xt::view(context, xt::all(), xt::all(), xt::range(t, t + 1), xt::all()) = step.context;
+        if (t == 2) out["cache_step2_weights"] = step.weights;
+    }
+    out["cache_keys"] = cache.keys();
+    out["cached_output"] = output_projection(merge_heads(context), w);
+    AttentionOptions causal;
+    causal.causal = true;
+    out["causal_output"] = multi_head_attention(x, x, x, w, worked_heads, causal).output;
+
+    // The last two tokens at once, over a cache that then holds them all: bottom-right, and the
+    // top-left mask the cache must not use.
+    if (T >= 2) {
+        KVCache two(B, worked_heads, d_k);
+        two.append(positions(k, 0, T - 2), positions(v, 0, T - 2));
+        two.append(positions(k, T - 2, T), positions(v, T - 2, T));
+        const CachedAttentionResult pair = attend(positions(q, T - 2, T), two);
+        out["two_new_weights"] = pair.weights;
+        out["top_left_weights"] = softmax_last_axis(add_masks(pair.scores, true, CausalAlignment::top_left, std::nullopt));
+    }
+    return out;
+}
+
+// Step 11: 2 · layers · K/V heads · d_k · bytes, for each row [layers, kv_heads, d_k, bytes].
+NamedTensors cache_sizes(const LessonInputs& inputs) {
+    const DynamicTensor sizes = inputs.get_counts("cache_sizes", 2, "(M, 4): layers, kv_heads, d_k, bytes", 1, 1u << 20);
+    if (sizes.shape(1) != 4) throw InputError("cache_sizes must hold rows of [layers, kv_heads, d_k, bytes]");
+    Vector bytes = Vector::from_shape({sizes.shape(0)});
+    for (std::size_t m = 0; m < sizes.shape(0); ++m) {
+        bytes(m) = double(kv_cache_bytes_per_token(std::size_t(sizes(m, 0)), std::size_t(sizes(m, 1)),
+                                                   std::size_t(sizes(m, 2)), std::size_t(sizes(m, 3))));
+    }
+    return {{"cache_bytes_per_token", bytes}};
+}
+
+// (B, g, P, d_k) → (B, g·n_rep, P, d_k) with head j = head j mod g: torch's x.repeat(1, n_rep, 1, 1),
+// the tiling that step 12 shows as a trap (repeat_kv interleaves instead).
+Tensor4 tile_heads(const Tensor4& x, std::size_t n_rep) {
+    const std::size_t g = x.shape(1);
+    Tensor4 tiled = Tensor4::from_shape({x.shape(0), g * n_rep, x.shape(2), x.shape(3)});
+    for (std::size_t j = 0; j < g * n_rep; ++j) {
+        xt::view(tiled, xt::all(), j) = xt::view(x, xt::all(), j % g);
+    }
+    return tiled;
+}
+
+// Step 12: h query heads over g K/V heads, shared as repeat_kv shares them, and tiled.
+NamedTensors grouped_query(const LessonInputs& inputs) {
+    const Tensor4 q = inputs.get("q", 4, "(B, h, n, d_k)");
+    const Tensor4 k = inputs.get("k", 4, "(B, g, P, d_k)");
+    const Tensor4 v = inputs.get("v", 4, "(B, g, P, d_k)");
+    const std::size_t g = k.shape(1), h = q.shape(1);
+    if (g == 0 || h % g != 0) throw InputError("q's " + std::to_string(h) + " heads are not a multiple of k's " + std::to_string(g));
+    KVCache shared(k.shape(0), g, k.shape(3));
+    shared.append(k, v);
+    const CachedAttentionResult grouped = attend(q, shared);
+    KVCache tiled(k.shape(0), h, k.shape(3));
+    tiled.append(tile_heads(k, h / g), tile_heads(v, h / g));
+    const CachedAttentionResult wrong = attend(q, tiled);
+    return {{"gqa_weights", grouped.weights}, {"gqa_context", grouped.context},
+            {"tiled_weights", wrong.weights}, {"tiled_context", wrong.context}};
+}
+
 NamedTensors compute(const std::string& /*example*/, const LessonInputs& inputs) {
     if (inputs.has("decoder_state")) return one_query(inputs);
     if (inputs.has("sizes")) return full_size_layer(inputs);
-    return worked_layer(inputs);
+    if (inputs.has("cache_sizes")) return cache_sizes(inputs);
+    if (inputs.has("k")) return grouped_query(inputs);
+    NamedTensors out = worked_layer(inputs);
+    if (inputs.has("sequence")) out.merge(kv_cache_steps(inputs, read_attention(inputs, "")));
+    return out;
 }
 
 }  // namespace
