@@ -63,6 +63,8 @@ add_library(attn
   src/lib/online_softmax_attention.cpp
   src/lib/multi_head_attention.cpp
   src/lib/kv_cache.cpp
+  src/lib/decoder_step.cpp
+  src/lib/generation.cpp
   src/lib/layer_norm.cpp
   src/lib/embedding.cpp
   src/lib/positions.cpp

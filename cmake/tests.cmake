@@ -34,6 +34,7 @@ add_executable(attn_tests
   tests/test_multi_head_attention.cpp
   tests/test_grouped_query_attention.cpp
   tests/test_kv_cache.cpp
+  tests/test_generation.cpp
   tests/test_layer_norm.cpp
   tests/test_embedding.cpp
   tests/test_positions.cpp

@@ -41,21 +41,6 @@ std::size_t kv_heads_of(const MultiHeadAttentionOptions& options, std::size_t he
     return options.kv_heads == 0 ? heads : options.kv_heads;
 }
 
-// Grouped-query attention's two rules: g divides h (each K/V head serves h / g query heads), and
-// w_k has g·d_k rows (check_shapes has already made w_v, b_k and b_v agree with w_k).
-void check_kv_heads(const std::string& f, const Matrix& w_k, std::size_t D, std::size_t heads, std::size_t kv_heads) {
-    if (heads % kv_heads != 0) {
-        throw InputError(f + ": kv_heads g = " + std::to_string(kv_heads) + " does not divide the number of heads h = " +
-                         std::to_string(heads) + "; each K/V head is shared by h / g query heads, so g must divide h");
-    }
-    const std::size_t rows = kv_heads * (D / heads);
-    if (w_k.shape(0) != rows) {
-        throw ShapeError(f + ": w_k has shape " + shape_string(w_k.shape()) + " but with kv_heads g = " +
-                         std::to_string(kv_heads) + " heads of d_k = D / h = " + std::to_string(D / heads) +
-                         " it must be (g·d_k, D) = " + shape_string(std::vector<std::size_t>{rows, D}));
-    }
-}
-
 // Every rule of multi-head attention, checked before any arithmetic so that the message names the
 // argument at fault rather than the first product that fails. With g < h K/V heads, w_k, w_v, b_k
 // and b_v are (g·d_k, D) and (g·d_k): check_shapes makes them agree, check_kv_heads checks g·d_k.
@@ -69,7 +54,7 @@ void check_arguments(const std::string& f, const Tensor3& query, const Tensor3& 
                      {"w_o", w.w_o, "D,D"}, {"b_o", w.b_o, "D"}, {"attention_mask", options.attention_mask, "B,S"}});
     check_output_projection(f, w);
     check_heads(f, query.shape(2), heads, "query " + shape_string(query.shape()));
-    check_kv_heads(f, w.w_k, query.shape(2), heads, kv_heads_of(options, heads));
+    detail::check_kv_heads(f, "w_k", w.w_k, query.shape(2), heads, kv_heads_of(options, heads));
     detail::check_mask_and_scale(f, options.attention_mask, options.scale);
     if (options.additive_mask) {
         check_additive_mask(f, *options.additive_mask, query.shape(0) * heads, "B·h", query.shape(1), key.shape(1));
