@@ -19,6 +19,7 @@
 
 #include "attn/decoder_layer.hpp"
 #include "attn/error.hpp"
+#include "attn/generation.hpp"
 #include "attn/kv_cache.hpp"
 #include "attn/linear.hpp"
 #include "attn/masks.hpp"
@@ -242,6 +243,34 @@ NamedTensors grouped_query(const LessonInputs& inputs) {
             {"tiled_weights", wrong.weights}, {"tiled_context", wrong.context}};
 }
 
+// Step 13: the worked layer in a model that writes (one layer, final norm weight 1 and bias 0,
+// the document's embedding and generator), decoded greedily with the KV cache; uncached_* are
+// the same loop re-running the prefix, which the lesson's tests hold equal.
+NamedTensors greedy_decoding(const LessonInputs& inputs, const DecoderLayerWeights& layer, const Tensor3& memory) {
+    DecoderModel model;
+    model.embedding = inputs.get("embedding", 2, "(V, D)");
+    model.layers = {layer};
+    const std::size_t D = model.embedding.shape(1);
+    model.final_norm = {xt::ones<double>({D}), xt::zeros<double>({D})};
+    model.generator_weight = inputs.get("generator_weight", 2, "(V, D)");
+    model.generator_bias = inputs.get("generator_bias", 1, "(V)");
+    const std::size_t V = model.embedding.shape(0);
+    const auto start = std::int64_t(inputs.get_counts("start_id", 1, "(1)", 0, V - 1)(0));
+    const auto stop = std::int64_t(inputs.get_counts("stop_id", 1, "(1)", 0, V - 1)(0));
+    const auto max_tokens = std::size_t(inputs.get_counts("max_tokens", 1, "(1)", 1, largest_size)(0));
+    DecoderLayerOptions options(worked_heads);
+    options.causal = true;
+    const GreedyDecoding cached = greedy_decode(model, options, memory, start, stop, max_tokens);
+    const GreedyDecoding uncached = greedy_decode_without_cache(model, options, memory, start, stop, max_tokens);
+    const auto as_vector = [](const std::vector<std::int64_t>& ids) {
+        Vector values = Vector::from_shape({ids.size()});
+        std::copy(ids.begin(), ids.end(), values.begin());
+        return values;
+    };
+    return {{"generated_ids", as_vector(cached.ids)},     {"step_logits", cached.logits},
+            {"uncached_generated_ids", as_vector(uncached.ids)}, {"uncached_step_logits", uncached.logits}};
+}
+
 NamedTensors compute(const std::string& /*example*/, const LessonInputs& inputs) {
     if (inputs.has("decoder_state")) return one_query(inputs);
     if (inputs.has("sizes")) return full_size_layer(inputs);
@@ -249,6 +278,9 @@ NamedTensors compute(const std::string& /*example*/, const LessonInputs& inputs)
     if (inputs.has("k")) return grouped_query(inputs);
     NamedTensors out = worked_layer(inputs);
     if (inputs.has("sequence")) out.merge(kv_cache_steps(inputs, read_attention(inputs, "")));
+    if (inputs.has("embedding")) {
+        out.merge(greedy_decoding(inputs, read_layer(inputs), inputs.get("memory", 3, "(B, S, D)")));
+    }
     return out;
 }
 

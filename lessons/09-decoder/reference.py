@@ -195,6 +195,38 @@ def full_size_layer(sizes, seed):
             "full_output_norm": output.norm(dim=-1)}                           # (B, T)
 
 
+def sinusoidal_positions(T, D):
+    """The Transformer's table: PE(p, 2i) = sin(p / 10000^(2i/D)), PE(p, 2i+1) = the cosine."""
+    position = torch.arange(T, dtype=torch.float64)[:, None]
+    frequency = 10000.0 ** (-torch.arange(0, D, 2, dtype=torch.float64) / D)
+    table = torch.zeros(T, D, dtype=torch.float64)
+    table[:, 0::2] = torch.sin(position * frequency)
+    table[:, 1::2] = torch.cos(position * frequency)
+    return table
+
+
+def greedy_decoding(inputs):
+    """Step 13: the worked layer as a one-layer nn.TransformerDecoder with a final norm (weight 1,
+    bias 0), token ids embedded (× √D) plus the sinusoidal table, a generator nn.Linear(D, V); the
+    whole prefix re-run at every step, the last position's argmax appended until the stop id."""
+    embedding, memory = inputs["embedding"], inputs["memory"]
+    D = embedding.shape[1]
+    start, stop, max_tokens = (int(inputs[name].item()) for name in ("start_id", "stop_id", "max_tokens"))
+    decoder = torch.nn.TransformerDecoder(make_layer(inputs, 2), 1,
+                                          norm=torch.nn.LayerNorm(D, eps=1e-5).double()).eval()
+    ids, logits = [start], []
+    with torch.no_grad():
+        while len(ids) - 1 < max_tokens:
+            x = embedding[ids] * D ** 0.5 + sinusoidal_positions(len(ids), D)
+            hidden = decoder(x[None], memory, tgt_mask=causal_mask(len(ids)))[0, -1]
+            logits.append(hidden @ inputs["generator_weight"].T + inputs["generator_bias"])
+            ids.append(int(logits[-1].argmax()))
+            if ids[-1] == stop:
+                break
+    # The ids as float64, as the lesson program returns every tensor: printed "2.", not "2".
+    return {"generated_ids": torch.tensor(ids[1:], dtype=torch.float64), "step_logits": torch.stack(logits)}
+
+
 def compute(example, inputs):
     inputs = {name: tensor.double() for name, tensor in inputs.items()}
     if "decoder_state" in inputs:
@@ -208,4 +240,6 @@ def compute(example, inputs):
     out = worked_layer(inputs)
     if "sequence" in inputs:
         out.update(kv_cache(inputs))
+    if "embedding" in inputs:
+        out.update(greedy_decoding(inputs))
     return out
