@@ -23,6 +23,7 @@
 #include "attn/kv_cache.hpp"
 #include "attn/linear.hpp"
 #include "attn/masks.hpp"
+#include "attn/shape.hpp"
 #include "attn/softmax.hpp"
 #include "tutor/compute/named_weights.hpp"
 #include "tutor/lesson/lesson_registration.hpp"
@@ -110,9 +111,20 @@ NamedTensors worked_layer(const LessonInputs& inputs) {
     return out;
 }
 
-// The document's largest sizes are 512 and 2048; this bound keeps `attn check` quick and every
-// conversion to a size defined (get_counts refuses anything else).
+// The document's largest sizes are 512 and 2048, its largest drawn tensor 2048 × 512 values, and
+// its decoding stops after 5 tokens. These bounds keep `attn check` quick and every conversion to
+// a size defined (get_counts refuses anything else); a larger tensor is refused before it is drawn.
 constexpr std::size_t largest_size = 4096;
+constexpr std::size_t largest_drawn_tensor = std::size_t(1) << 22;
+constexpr std::size_t largest_max_tokens = 64;
+
+// InputError naming the sizes when the tensor `name` of `shape` would exceed largest_drawn_tensor.
+void require_drawable(const std::vector<std::size_t>& shape, const std::string& name) {
+    if (checked_value_count(shape, "sizes: " + name) > largest_drawn_tensor) {
+        throw InputError("sizes: " + name + " " + shape_string(shape) + " would hold more than " +
+                         std::to_string(largest_drawn_tensor) + " values, more than a lesson draws");
+    }
+}
 
 MultiHeadAttentionWeights seeded_attention(std::mt19937& generator, std::size_t D) {
     const double bound = 1.0 / std::sqrt(double(D));
@@ -135,6 +147,9 @@ NamedTensors full_size_layer(const LessonInputs& inputs) {
     if (sizes.size() != 6 || seed.size() != 1) throw InputError("sizes must hold B, T, S, D, h, F and seed one number");
     const auto B = std::size_t(sizes(0)), T = std::size_t(sizes(1)), S = std::size_t(sizes(2)),
                D = std::size_t(sizes(3)), heads = std::size_t(sizes(4)), F = std::size_t(sizes(5));
+    require_drawable({B, T, D}, "tgt");
+    require_drawable({B, S, D}, "memory");
+    require_drawable({F, D}, "linear1_weight");
     std::mt19937 generator(static_cast<std::mt19937::result_type>(seed(0)));
     const Tensor3 tgt = seeded_uniform<Tensor3>(generator, {B, T, D}, 1.0);
     const Tensor3 memory = seeded_uniform<Tensor3>(generator, {B, S, D}, 1.0);
@@ -232,10 +247,9 @@ NamedTensors grouped_query(const LessonInputs& inputs) {
     const Tensor4 k = inputs.get("k", 4, "(B, g, P, d_k)");
     const Tensor4 v = inputs.get("v", 4, "(B, g, P, d_k)");
     const std::size_t g = k.shape(1), h = q.shape(1);
-    if (g == 0 || h % g != 0) throw InputError("q's " + std::to_string(h) + " heads are not a multiple of k's " + std::to_string(g));
     KVCache shared(k.shape(0), g, k.shape(3));
     shared.append(k, v);
-    const CachedAttentionResult grouped = attend(q, shared);
+    const CachedAttentionResult grouped = attend(q, shared);  // refuses g not dividing h, named
     KVCache tiled(k.shape(0), h, k.shape(3));
     tiled.append(tile_heads(k, h / g), tile_heads(v, h / g));
     const CachedAttentionResult wrong = attend(q, tiled);
@@ -255,9 +269,10 @@ NamedTensors greedy_decoding(const LessonInputs& inputs, const DecoderLayerWeigh
     model.generator_weight = inputs.get("generator_weight", 2, "(V, D)");
     model.generator_bias = inputs.get("generator_bias", 1, "(V)");
     const std::size_t V = model.embedding.shape(0);
+    if (V == 0) throw InputError("embedding (V, D) has no rows: the vocabulary is empty");
     const auto start = std::int64_t(inputs.get_counts("start_id", 1, "(1)", 0, V - 1)(0));
     const auto stop = std::int64_t(inputs.get_counts("stop_id", 1, "(1)", 0, V - 1)(0));
-    const auto max_tokens = std::size_t(inputs.get_counts("max_tokens", 1, "(1)", 1, largest_size)(0));
+    const auto max_tokens = std::size_t(inputs.get_counts("max_tokens", 1, "(1)", 1, largest_max_tokens)(0));
     DecoderLayerOptions options(worked_heads);
     options.causal = true;
     const GreedyDecoding cached = greedy_decode(model, options, memory, start, stop, max_tokens);
