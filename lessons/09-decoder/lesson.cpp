@@ -8,6 +8,15 @@
 // (self_attention_*, cross_attention_*, after_*, ffn_output, output); padded_* with the memory's
 // padding mask; prenorm_output (norm_first); decoder_output, attn::transformer_decoder with two
 // copies of the layer and a final layer norm (weight 1, bias 0), as nn.Transformer builds it.
+//   With sequence (B, T, D): its self-attention fed one token at a time through an attn::KVCache
+//   (cache_step2_weights, cache_keys, cached_output), the whole causal self-attention
+//   (causal_output), the last two tokens at once bottom-right (two_new_weights) and top-left
+//   (top_left_weights). With embedding, generator_weight, generator_bias, start_id, stop_id and
+//   max_tokens: attn::greedy_decode of the one-layer model (generated_ids, step_logits) and the
+//   same loop without the cache (uncached_*, which the lesson's tests hold equal).
+// Example "cache_size" (cache_sizes, rows [layers, kv_heads, d_k, bytes]): cache_bytes_per_token.
+// Example "gqa" (q (B, h, n, d_k), k and v (B, g, P, d_k)): attend over a cache of g K/V heads
+// shared by repeat_kv (gqa_weights, gqa_context), and over the heads tiled (tiled_*), the trap.
 // Example "full_size" (sizes [B, T, S, D, h, F] and a seed): a layer at the paper's size drawn
 // from std::mt19937(seed) (tutor/lesson/seeded_uniform.hpp, the document's recipe): head 0's
 // cross-attention weights, the first six output features, the length of each output row.
