@@ -217,6 +217,9 @@ CLI::App* setup_compute(CLI::App& app, ComputeOptions& options) {
     command->add_option("--weights", options.weights,
                         tr("An .npz archive of weights, as numpy.savez(path, **state_dict) writes it: keys are the "
                         "state_dict names with dots (layers.0.self_attn.in_proj_weight); inputs still come from --in"));
+    command->add_option("--prefix", options.prefix,
+                        tr("Strip this prefix from the --weights keys, for a state_dict saved inside a bigger model "
+                           "(module., model.encoder.); without it, the one prefix that fits the module is found"));
     command->add_flag("--seq-first", options.seq_first,
                       tr("Sequence-first tensors (T, B, D) in and out, PyTorch's batch_first=False default "
                       "(mha, encoder-layer, encoder)"));

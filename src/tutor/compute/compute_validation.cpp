@@ -171,6 +171,11 @@ void check_compute_options(const ComputeModule& module, const ComputeOptions& op
                              "--activation are for {2}; remove them",
                              {module.name, modules_with(&ComputeModule::uses_layer_options)}));
     }
+    if (!options.prefix.empty() && options.weights.empty()) {
+        throw InputError(trf("--prefix {1} selects members of the --weights archive, and there is none: add --weights "
+                             "or remove --prefix",
+                             {printable_text(options.prefix)}));
+    }
     if (!module.uses_output_projection_choice && options.no_output_projection) {
         throw InputError(trf("{1} does not choose its output projection: --no-output-projection is for {2}; remove it",
                              {module.name, modules_with(&ComputeModule::uses_output_projection_choice)}));
