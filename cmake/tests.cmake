@@ -39,6 +39,7 @@ add_executable(attn_tests
   tests/test_feed_forward.cpp
   tests/test_encoder_layer.cpp
   tests/test_decoder_layer.cpp
+  tests/test_transformer.cpp
   tests/support/fast_inputs.cpp
   tests/test_fast_attention.cpp
   tests/test_fast_multi_head_attention.cpp
