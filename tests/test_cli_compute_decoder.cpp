@@ -1,5 +1,5 @@
-// attn compute decoder-layer and decoder through the real `attn` program: PyTorch's
-// nn.TransformerDecoderLayer and nn.TransformerDecoder (tools/make_decoder_compute_fixtures.py,
+// attn compute decoder-layer, decoder and transformer through the real `attn` program: PyTorch's
+// nn.TransformerDecoderLayer, nn.TransformerDecoder and nn.Transformer (tools/make_decoder_compute_fixtures.py,
 // PyTorch 1.13 in eval mode) reproduced from their state_dicts, tgt and memory, and the masks under
 // PyTorch's names and conventions; each mask and setting matters; bad input is refused by name.
 #include <catch2/catch.hpp>
@@ -66,13 +66,17 @@ TEST_CASE("compute decoder - every recorded PyTorch decoder is reproduced to 1e-
         INFO(name << "\n" << r.out << r.err);
         REQUIRE(r.exit_code == 0);
         CHECK_THAT(r.out, Catch::Contains("(2, 3, 8) float32"));  // float32 in, float32 out
+        // transformer's memory is not compared: PyTorch's nested-tensor path zeroes its padded rows
+        // (docs/bring-your-own-weights.md); the output, whose memory_key_padding_mask hides them, is.
         CHECK_TENSOR_CLOSE(load_tensor(entry.path() / "expected" / "output.npy"), load_tensor(results + "/output.npy"), 1e-5, 0);
         ++count;
     }
     // decoder-layer: post-norm with the causal tgt_mask and both padding masks; pre-norm GELU with
     // a bool memory_mask and its config. decoder: two layers and a final norm inside a bigger
-    // model (prefix found), and pre-norm tanh GELU with every mask and its config.
-    CHECK(count == 4);
+    // model (prefix found), and pre-norm tanh GELU with every mask and its config. transformer:
+    // post-norm with the causal tgt_mask and three padding masks; pre-norm GELU with a float
+    // src_mask, a bool memory_mask, its config, inside a bigger model.
+    CHECK(count == 6);
 }
 
 TEST_CASE("compute decoder - each mask matters: left out, the output is far from PyTorch's", "[cli][compute][decoder]") {
@@ -83,9 +87,18 @@ TEST_CASE("compute decoder - each mask matters: left out, the output is far from
         INFO(mask);
         CHECK(difference_from_pytorch(every, inputs_without(every, mask, dir.path() + "/in")) > 1e-3);
     }
-    TempDir dir;
-    const std::string causal = "decoder-layer-post-relu-causal-padding";
-    CHECK(difference_from_pytorch(causal, inputs_without(causal, "tgt_mask", dir.path() + "/in")) > 1e-3);
+    const std::vector<std::pair<std::string, std::string>> others = {
+        {"decoder-layer-post-relu-causal-padding", "tgt_mask"},
+        {"transformer-post-relu-causal-padding", "src_key_padding_mask"},
+        {"transformer-post-relu-causal-padding", "tgt_mask"},
+        {"transformer-pre-gelu-config-prefixed", "src_mask"},
+        {"transformer-pre-gelu-config-prefixed", "memory_mask"},
+    };
+    for (const auto& [name, mask] : others) {
+        TempDir dir;
+        INFO(name << " without " << mask);
+        CHECK(difference_from_pytorch(name, inputs_without(name, mask, dir.path() + "/in")) > 1e-3);
+    }
 }
 
 TEST_CASE("compute decoder - the config's settings are checked against the flags", "[cli][compute][decoder][config]") {
@@ -128,6 +141,11 @@ TEST_CASE("compute decoder - bad input is refused naming the tensor and its shap
     attn::testing::expect_refused({"compute", "decoder-layer", "--in", cases + "/" + name + "/in", "--out", out, "--heads", "2",
                                    "--weights", cases + "/decoder-post-final-norm-prefixed/model.npz", "--prefix", "decoder."},
                                   {"is not an input of decoder-layer", "did you mean"});
+    // A whole nn.Transformer given to encoder: its encoder and decoder layers both have norm1.
+    const std::string whole = cases + "/transformer-post-relu-causal-padding/model.npz";
+    attn::testing::expect_refused({"compute", "encoder", "--in", ATTN_SOURCE_DIR "/tests/data/config/encoder/in", "--out", out,
+                                   "--heads", "2", "--weights", whole},
+                                  {"model.npz holds more than one encoder: its keys fit the prefixes 'decoder.', 'encoder.'"});
     // An encoder's weights given to the decoder: the cross-attention is missing, by its PyTorch name.
     attn::testing::expect_refused({"compute", "decoder", "--in", cases + "/" + name + "/in", "--out", out, "--heads", "2",
                                    "--weights", ATTN_SOURCE_DIR "/tests/data/config/encoder/model.npz"},

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Regenerate tests/data/compute_decoder/: PyTorch decoders for `attn compute decoder-layer|decoder`.
+"""Regenerate tests/data/compute_decoder/: PyTorch decoders for `attn compute decoder-layer|decoder|transformer`.
 
 Each case is a folder as tools/make_interop_fixtures.py writes them: in/<name>.npy (tgt, memory and
 PyTorch's masks under their forward arguments' names), model.npz (the state_dict, written by
@@ -102,8 +102,38 @@ def stack_cases():
                       {"tgt": tgt, "memory": memory, **masks}, expected, state)
 
 
+def transformer_cases():
+    # nn.Transformer, 2 encoder and 2 decoder layers, post-norm relu: causal tgt_mask and the three
+    # padding masks (memory_key_padding_mask hides the same source positions as src_key_padding_mask,
+    # as a padded batch does).
+    model = seeded(torch.nn.Transformer(D, H, 2, 2, F, dropout=0.0, batch_first=True))
+    src, tgt = torch.randn(B, S, D), torch.randn(B, T, D)
+    masks = {"tgt_mask": model.generate_square_subsequent_mask(T), "src_key_padding_mask": padding(S, [1, 0]),
+             "tgt_key_padding_mask": padding(T, [0, 1]), "memory_key_padding_mask": padding(S, [1, 0])}
+    with torch.no_grad():
+        expected = model(src, tgt, **masks)
+    interop.save_case("transformer-post-relu-causal-padding", "transformer", ["--heads", str(H)],
+                      {"src": src, "tgt": tgt, **masks}, expected, model.state_dict())
+
+    # Pre-norm GELU, eps 1e-6 everywhere, a float src_mask and a bool memory_mask; the settings
+    # from the config, the state_dict inside a bigger model ("model.").
+    model = seeded(torch.nn.Transformer(D, H, 1, 2, F, dropout=0.0, batch_first=True, norm_first=True,
+                                        activation="gelu", layer_norm_eps=1e-6))
+    src, tgt = torch.randn(B, S, D), torch.randn(B, T, D)
+    masks = {"src_mask": 0.5 * torch.randn(S, S),
+             "memory_mask": torch.tensor([[False, True, False, False], [True, False, True, False], [False] * 4])}
+    with torch.no_grad():
+        expected = model(src, tgt, **masks)
+    state = {"model." + k: v for k, v in model.state_dict().items()}
+    state["attn_config"] = config_member({"heads": H, "norm_first": True, "activation": "gelu", "eps": 1e-6,
+                                          "norm_eps": 1e-6})
+    interop.save_case("transformer-pre-gelu-config-prefixed", "transformer", [],
+                      {"src": src, "tgt": tgt, **masks}, expected, state)
+
+
 if __name__ == "__main__":
     shutil.rmtree(interop.OUT, ignore_errors=True)
     torch.manual_seed(28)
     layer_cases()
     stack_cases()
+    transformer_cases()

@@ -1,5 +1,5 @@
-// Lesson 9's `attn compute` modules (tutor/compute/compute_modules.hpp): nn.TransformerDecoderLayer
-// and nn.TransformerDecoder, on the lesson path (double), with PyTorch's names for the weights,
+// Lesson 9's `attn compute` modules (tutor/compute/compute_modules.hpp): nn.TransformerDecoderLayer,
+// nn.TransformerDecoder and the whole nn.Transformer, on the lesson path (double), with PyTorch's names for the weights,
 // the inputs (tgt, memory) and the masks.
 //
 // Why a file of their own: the decoder reads three groups of masks (the target's self-attention,
@@ -9,6 +9,7 @@
 
 #include "attn/decoder_layer.hpp"
 #include "attn/error.hpp"
+#include "attn/transformer.hpp"
 #include "tutor/compute/decoder_weights.hpp"
 #include "tutor/compute/mask_conventions.hpp"
 #include "tutor/language.hpp"
@@ -29,12 +30,13 @@ ModuleMasks group_masks(const NamedTensors& inputs, const ComputeOptions& option
     return masks_from(group, options.integer_inputs, {batch, static_cast<std::size_t>(options.heads), queries, keys});
 }
 
-DecoderLayerOptions decoder_options(const NamedTensors& inputs, const ComputeOptions& options) {
+// The decoder's settings and masks; S is the memory's length.
+DecoderLayerOptions decoder_options(const NamedTensors& inputs, const ComputeOptions& options, std::size_t S) {
     DecoderLayerOptions layer(static_cast<std::size_t>(options.heads));
     layer.norm_first = options.norm_first;
     layer.eps = options.eps.value_or(default_layer_norm_eps);
     layer.activation = options.activation.empty() ? Activation::relu : parse_activation(options.activation);
-    const std::size_t T = inputs.at("tgt").shape(1), S = inputs.at("memory").shape(1);
+    const std::size_t T = inputs.at("tgt").shape(1);
     const ModuleMasks self = group_masks(inputs, options, "tgt_key_padding_mask", "tgt_mask", T, T);
     layer.tgt_mask = self.additive_mask;
     layer.tgt_attention_mask = self.attention_mask;
@@ -48,7 +50,7 @@ DecoderLayerOptions decoder_options(const NamedTensors& inputs, const ComputeOpt
 NamedTensors run_decoder_layer(const NamedTensors& inputs, const ComputeOptions& options) {
     const DecoderLayerWeights w = decoder_layer_weights_from(inputs);
     return {{"output", transformer_decoder_layer(Tensor3(inputs.at("tgt")), Tensor3(inputs.at("memory")), w,
-                                                 decoder_options(inputs, options))
+                                                 decoder_options(inputs, options, inputs.at("memory").shape(1)))
                            .output}};
 }
 
@@ -57,9 +59,34 @@ NamedTensors run_decoder_layer(const NamedTensors& inputs, const ComputeOptions&
 NamedTensors run_decoder(const NamedTensors& inputs, const ComputeOptions& options) {
     const DecoderWeights w = decoder_weights_from(inputs);
     check_norm_eps_has_norm(options, w.final_norm.has_value());
-    const DecoderLayerOptions layer = decoder_options(inputs, options);
+    const DecoderLayerOptions layer = decoder_options(inputs, options, inputs.at("memory").shape(1));
     return {{"output", transformer_decoder(Tensor3(inputs.at("tgt")), Tensor3(inputs.at("memory")), w.layers, layer,
                                            w.final_norm, options.norm_eps.value_or(layer.eps))}};
+}
+
+// torch.nn.Transformer(D, h, N, M, F, dropout=0.0, batch_first=True) in eval mode: the encoder
+// stack and encoder.norm on src give the memory, the decoder stack and decoder.norm read it.
+NamedTensors run_transformer(const NamedTensors& inputs, const ComputeOptions& options) {
+    EncoderWeights encoder = encoder_stack_from(inputs, "encoder_layers_", "encoder_norm_");
+    DecoderWeights decoder = decoder_weights_from(inputs, "decoder_layers_", "decoder_norm_");
+    const TransformerWeights w{std::move(encoder.layers), *encoder.final_norm, std::move(decoder.layers),
+                               *decoder.final_norm};  // both norms are required inputs
+    const std::size_t S = inputs.at("src").shape(1);
+    const DecoderLayerOptions layer = decoder_options(inputs, options, S);
+    TransformerOptions model(layer.heads);
+    model.norm_first = layer.norm_first;
+    model.eps = layer.eps;
+    model.activation = layer.activation;
+    model.final_norm_eps = options.norm_eps;
+    const ModuleMasks source = group_masks(inputs, options, "src_key_padding_mask", "src_mask", S, S);
+    model.src_mask = source.additive_mask;
+    model.src_attention_mask = source.attention_mask;
+    model.tgt_mask = layer.tgt_mask;
+    model.tgt_attention_mask = layer.tgt_attention_mask;
+    model.memory_mask = layer.memory_mask;
+    model.memory_attention_mask = layer.memory_attention_mask;
+    const TransformerResult result = transformer(Tensor3(inputs.at("src")), Tensor3(inputs.at("tgt")), w, model);
+    return {{"output", result.output}, {"memory", result.memory}};
 }
 
 // The weights of an encoder layer (its inputs but x and the masks): the decoder layer's
@@ -133,7 +160,27 @@ std::vector<ComputeModule> decoder_modules(const ComputeModule& encoder_layer) {
         joined({decoder_sequences, final_norm, decoder_masks}), run_decoder);
     stack.layered = true;
     stack.uses_final_norm = true;
-    return {layer, stack};
+    const std::vector<TensorSpec> source = {
+        {"src", "B,S,D", true, N_("the source tokens, PyTorch's src")},
+        {"tgt", "B,T,D", true, N_("the target tokens, PyTorch's tgt")},
+        {"encoder_norm_weight", "D", true, N_("encoder.norm.weight, the encoder stack's final norm")},
+        {"encoder_norm_bias", "D", true, N_("encoder.norm.bias")},
+        {"decoder_norm_weight", "D", true, N_("decoder.norm.weight, the decoder stack's final norm")},
+        {"decoder_norm_bias", "D", true, N_("decoder.norm.bias")},
+        {"src_mask", "S,S", false, N_("PyTorch's: bool True = ignore; float added to the encoder's self-attention scores")},
+        {"src_key_padding_mask", "B,S", false, N_("PyTorch's: True/1 = ignore this source position, in the encoder (bool or integer)")},
+    };
+    ComputeModule whole = decoder_module(
+        "transformer",
+        N_("the whole torch.nn.Transformer(D, h, N, M, F, dropout=0.0, batch_first=True) in eval mode: N encoder layers "
+           "encoder_layers_0_… and encoder.norm on src give the memory, M decoder layers decoder_layers_0_… and "
+           "decoder.norm read it (--heads h required)"),
+        joined({source, decoder_masks}), run_transformer);
+    whole.layered = true;
+    whole.uses_final_norm = true;
+    whole.outputs.push_back({"memory", "B,S,D", false, N_("the encoder's output, after encoder.norm")});
+    whole.working_sizes = {"B,T,F", "B,S,F", "B,h,T,T", "B,h,T,S", "B,h,S,S"};
+    return {layer, stack, whole};
 }
 
 }  // namespace attn::tutor

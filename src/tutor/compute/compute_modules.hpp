@@ -61,7 +61,7 @@ const std::vector<ComputeModule>& compute_modules();
 /// Lesson 8's modules: positions, rope, embedding (compute_position_modules.cpp).
 std::vector<ComputeModule> position_modules();
 
-/// Lesson 9's modules: decoder-layer, decoder (compute_decoder_modules.cpp); their layers share
+/// Lesson 9's modules: decoder-layer, decoder, transformer (compute_decoder_modules.cpp); their layers share
 /// `encoder_layer`'s weight names.
 std::vector<ComputeModule> decoder_modules(const ComputeModule& encoder_layer);
 

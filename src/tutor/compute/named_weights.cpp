@@ -253,9 +253,12 @@ std::string canonical_weight_name(const std::string& name) {
     std::string result = name;
     for (char& c : result) c = c == '.' ? '_' : c;
     std::string prefix;
-    if (const auto split = split_layer_name(result)) {
-        prefix = "layers_" + std::to_string(split->first) + "_";
-        result = split->second;
+    for (const char* stack : {"layers_", "encoder_layers_", "decoder_layers_"}) {
+        if (const auto split = split_layer_name(result, stack)) {
+            prefix = stack + std::to_string(split->first) + "_";
+            result = split->second;
+            break;
+        }
     }
     static const std::vector<std::pair<std::string, std::string>> aliases = {
         {"self_attn_out_proj_weight", "w_o"}, {"self_attn_out_proj_bias", "b_o"},

@@ -94,7 +94,8 @@ std::vector<LayerStack> layer_stacks(const std::string& module);
 
 /// A state_dict key as attn names it: dots become underscores and the attention's
 /// self_attn.out_proj.weight / out_proj.weight become w_o (bias: b_o), self_attn.in_proj_* become
-/// in_proj_*, inside any layers.N. prefix. Other names are returned with underscores.
+/// in_proj_*, inside any layers.N., encoder.layers.N. or decoder.layers.N. prefix. Other names are
+/// returned with underscores.
 ///   canonical_weight_name("layers.0.self_attn.out_proj.weight")   // "layers_0_w_o"
 std::string canonical_weight_name(const std::string& name);
 
