@@ -48,6 +48,11 @@ add_library(attn_tutor STATIC
   src/tutor/compute/compute_fast.cpp
   src/tutor/compute/named_weights.cpp
   src/tutor/compute/mask_conventions.cpp
+  src/tutor/compute/flat_json.cpp
+  src/tutor/compute/model_config.cpp
+  src/tutor/compute/weight_prefix.cpp
+  src/tutor/compute/decoder_weights.cpp
+  src/tutor/compute/compute_decoder_modules.cpp
   src/tutor/terminal/terminal.cpp
   src/tutor/terminal/text_layout.cpp
   src/tutor/document/markdown_inline.cpp

@@ -237,8 +237,8 @@ TEST_CASE("cli spanish - attn compute's refusals of PyTorch settings in Spanish,
          "de PyTorch)",
          "unknown activation 'swish'; expected relu, gelu (the exact erf form) or gelu-tanh (PyTorch's approximate=\"tanh\")"},
         {{"self-attention", "--in", plain, "--heads", "2"},
-         "self-attention no tiene cabezas: --heads es para mha, encoder-layer, encoder; quítala",
-         "self-attention has no heads: --heads is for mha, encoder-layer, encoder; remove it"},
+         "self-attention no tiene cabezas: --heads es para mha, encoder-layer, encoder, decoder-layer, decoder, transformer; quítala",
+         "self-attention has no heads: --heads is for mha, encoder-layer, encoder, decoder-layer, decoder, transformer; remove it"},
     };
     for (const auto& c : cases) {
         std::vector<std::string> arguments = {"compute"};

@@ -12,7 +12,12 @@ seeded padding here leaves every query at least one key). Exit 0 within the tole
     /usr/bin/python3 tools/compare_encoder.py                      # 2 layers, post-norm, causal + padding
     /usr/bin/python3 tools/compare_encoder.py --norm-first --seq-first --float-mask
     /usr/bin/python3 tools/compare_encoder.py --activation gelu-tanh --eps 1e-6 --norm-eps 1e-3
+    /usr/bin/python3 tools/compare_encoder.py --config --norm-first --activation gelu-tanh --eps 1e-6
+
+--config exports the settings with the weights (the archive's attn_config member) and runs attn
+without --heads, --norm-first, --activation, --eps and --norm-eps.
 """
+import json
 import argparse
 import functools
 import pathlib
@@ -46,6 +51,8 @@ def main():
     parser.add_argument("--precision", choices=("float32", "float64"), default=None,
                         help="attn's --precision: float32 (the fast path, attn's default for float32 inputs) or "
                              "float64 (the lesson path)")
+    parser.add_argument("--config", action="store_true",
+                        help="export the settings as attn_config and give attn none of them as flags")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tolerance", type=float, default=1e-5, help="largest acceptable |attn − PyTorch|")
     arguments = parser.parse_args()
@@ -78,15 +85,21 @@ def main():
         folder, results = pathlib.Path(scratch) / "in", pathlib.Path(scratch) / "out"
         folder.mkdir()
         state = {name: tensor.detach().numpy() for name, tensor in encoder.state_dict().items()}
+        settings = {"heads": arguments.heads, "norm_first": arguments.norm_first, "activation": arguments.activation,
+                    "eps": arguments.eps, "norm_eps": norm_eps}
+        if arguments.config:  # the export of docs/bring-your-own-weights.md
+            state["attn_config"] = np.frombuffer(json.dumps(settings).encode(), np.uint8)
         (np.savez_compressed if arguments.compressed else np.savez)(pathlib.Path(scratch) / "model.npz", **state)
         np.save(folder / "x.npy", x.numpy())
         np.save(folder / "src_mask.npy", mask.numpy())
         np.save(folder / "src_key_padding_mask.npy", padding.numpy())
         command = [arguments.attn, "compute", "encoder", "--in", str(folder), "--out", str(results),
-                   "--weights", str(pathlib.Path(scratch) / "model.npz"), "--heads", str(arguments.heads),
-                   "--activation", arguments.activation, "--eps", repr(arguments.eps), "--norm-eps", repr(norm_eps)]
-        if arguments.norm_first:
-            command.append("--norm-first")
+                   "--weights", str(pathlib.Path(scratch) / "model.npz")]
+        if not arguments.config:
+            command += ["--heads", str(arguments.heads), "--activation", arguments.activation,
+                        "--eps", repr(arguments.eps), "--norm-eps", repr(norm_eps)]
+            if arguments.norm_first:
+                command.append("--norm-first")
         if arguments.seq_first:
             command.append("--seq-first")
         if arguments.precision:
@@ -103,7 +116,8 @@ def main():
           f"dim_feedforward={arguments.d_ff}, norm_first={arguments.norm_first}, activation={arguments.activation!r}, "
           f"layer_norm_eps={arguments.eps:g}, batch_first={batch_first}), norm=LayerNorm(eps={norm_eps:g})) on x {tuple(x.shape)}, causal "
           f"{'float' if arguments.float_mask else 'bool'} mask and src_key_padding_mask, via numpy."
-          f"{'savez_compressed' if arguments.compressed else 'savez'}")
+          f"{'savez_compressed' if arguments.compressed else 'savez'}"
+          f"{', settings from its attn_config alone' if arguments.config else ''}")
     print(finished.stdout.strip().splitlines()[-1])  # the path attn computed on
     print(f"largest |attn − PyTorch| = {difference:.3e} (tolerance {arguments.tolerance:g})")
     return 0 if difference <= arguments.tolerance else 1

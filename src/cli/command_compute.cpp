@@ -45,6 +45,16 @@ void write_outputs(const std::string& out_dir, const tutor::NamedTensors& output
 
 }  // namespace
 
+namespace {
+
+// "encoder_layers_" → "encoder.layers.": a stack's prefix as the state_dict writes it.
+std::string dotted(std::string prefix) {
+    for (char& c : prefix) c = c == '_' ? '.' : c;
+    return prefix;
+}
+
+}  // namespace
+
 std::string describe_compute_modules() {
     std::string text = tr("Modules:") + "\n";
     for (const auto& module : tutor::compute_modules()) {
@@ -53,9 +63,10 @@ std::string describe_compute_modules() {
             text += "      " + spec.name + " " + tutor::dimension_legend(spec) + (spec.required ? "" : " " + tr("optional")) +
                     "  " + tr(spec.meaning) + "\n";
         }
-        if (module.layered) {
-            text += tr("      layers_N_<name>  every encoder-layer weight above, once per layer N = 0, 1, …\n"
-                       "                       (state_dict names: layers.0.self_attn.in_proj_weight, layers.0.norm1.weight, …)\n");
+        for (const auto& stack : tutor::layer_stacks(module.name)) {
+            text += trf("      {1}N_<name>  every {2} weight above, once per layer N = 0, 1, …\n"
+                        "                       (state_dict names: {3}0.norm1.weight, …)\n",
+                        {stack.prefix, stack.layer_module, dotted(stack.prefix)});
         }
         text += "    " + tr("outputs (OUT/<name>.npy):") + "\n";
         for (const auto& spec : module.outputs) {

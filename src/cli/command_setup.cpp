@@ -193,30 +193,33 @@ CLI::App* setup_compute(CLI::App& app, ComputeOptions& options) {
         ->required();
     command->add_option("--out", options.out_dir, tr("Folder to write one <name>.npy per output (created if missing)"))
         ->required();
-    command->add_option("--heads", options.heads, tr("Number of heads h (mha, encoder-layer, encoder; required there; must divide D)"))
+    command->add_option("--heads", options.heads, tr("Number of heads h (mha, encoder-layer, encoder, decoder-layer, decoder, transformer; required there unless the --weights config gives it; must divide D)"))
         ->check(whole_number(1, INT_MAX));
     command->add_flag("--causal", options.causal,
                       tr("Hide from query t every key in its future (self-attention and mha)"));
     command->add_option("--causal-alignment", options.causal_alignment,
                         tr("Needs --causal; matters when T != S. top-left (default, PyTorch's): query t sees keys 0..t. "
                         "bottom-right: query t sees keys 0..t+S-T, the last query sees every key (KV-cache decoding)"));
-    command->add_flag("--norm-first", options.norm_first, tr("Pre-norm: x + sublayer(norm(x)) (encoder-layer)"));
+    command->add_flag("--norm-first", options.norm_first, tr("Pre-norm: x + sublayer(norm(x)) (encoder-layer, encoder, decoder-layer, decoder, transformer)"));
     command->add_option_function<double>(
         "--eps", [&options](const double& value) { options.eps = value; },
-        tr("Layer norm eps, > 0, PyTorch's layer_norm_eps (encoder-layer, encoder; default 1e-5)"))
+        tr("Layer norm eps, > 0, PyTorch's layer_norm_eps (encoder-layer, encoder, decoder-layer, decoder, transformer; default 1e-5)"))
         ->check(positive_finite);
     command->add_option_function<double>(
         "--norm-eps", [&options](const double& value) { options.norm_eps = value; },
-        tr("The final norm's eps, > 0, when nn.LayerNorm(D, eps=...) differs from the layers' (encoder; default: --eps)"))
+        tr("The final norm's eps, > 0, when nn.LayerNorm(D, eps=...) differs from the layers' (encoder, decoder, transformer; default: --eps)"))
         ->check(positive_finite);
     command->add_option("--activation", options.activation,
                         tr("relu, gelu (the exact erf form) or gelu-tanh (PyTorch's approximate=\"tanh\") "
-                           "(encoder-layer, encoder; default relu)"));
+                           "(encoder-layer, encoder, decoder-layer, decoder, transformer; default relu)"));
     command->add_flag("--no-output-projection", options.no_output_projection,
                       tr("mha without w_o: the output is the heads side by side (seed 000); without this flag w_o is required"));
     command->add_option("--weights", options.weights,
                         tr("An .npz archive of weights, as numpy.savez(path, **state_dict) writes it: keys are the "
                         "state_dict names with dots (layers.0.self_attn.in_proj_weight); inputs still come from --in"));
+    command->add_option("--prefix", options.prefix,
+                        tr("Strip this prefix from the --weights keys, for a state_dict saved inside a bigger model "
+                           "(module., model.encoder.); without it, the one prefix that fits the module is found"));
     command->add_flag("--seq-first", options.seq_first,
                       tr("Sequence-first tensors (T, B, D) in and out, PyTorch's batch_first=False default "
                       "(mha, encoder-layer, encoder)"));

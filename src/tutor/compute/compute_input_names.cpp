@@ -19,11 +19,10 @@ namespace attn::tutor {
 
 namespace {
 
-const ComputeModule& encoder_layer_module() { return find_compute_module("encoder-layer"); }
-
-// The weights each of the encoder's layers has (encoder-layer's inputs but x and the masks).
-bool is_layer_weight(const std::string& name) {
-    return name != "x" && mask_convention(name) == MaskConvention::none && reads_input(encoder_layer_module(), name);
+// The weights each layer of a stack has: its layer module's inputs but the sequences and the masks.
+bool is_layer_weight(const std::string& layer_module, const std::string& name) {
+    return name != "x" && name != "tgt" && name != "memory" && mask_convention(name) == MaskConvention::none &&
+           reads_input(find_compute_module(layer_module), name);
 }
 
 // Levenshtein distance, for "did you mean".
@@ -48,9 +47,11 @@ bool reads_input(const ComputeModule& module, const std::string& name) {
     for (const auto& spec : module.inputs) {
         if (spec.name == name) return true;
     }
-    if (!module.layered) return false;
-    const auto split = split_layer_name(name);
-    return split && is_layer_weight(split->second);
+    for (const auto& stack : layer_stacks(module.name)) {
+        const auto split = split_layer_name(name, stack.prefix);
+        if (split && is_layer_weight(stack.layer_module, split->second)) return true;
+    }
+    return false;
 }
 
 std::optional<std::string> closest_input(const ComputeModule& module, const std::string& name) {
@@ -72,7 +73,9 @@ std::optional<std::string> closest_input(const ComputeModule& module, const std:
         }
     }
     // A layer's weight given to the encoder without its layer, or to a layer with one.
-    if (module.layered && is_layer_weight(name)) return "layers_0_" + name;
+    for (const auto& stack : layer_stacks(module.name)) {
+        if (is_layer_weight(stack.layer_module, name)) return stack.prefix + "0_" + name;
+    }
     if (const auto split = split_layer_name(name); split && !module.layered && reads_input(module, split->second)) {
         return split->second;
     }
@@ -84,11 +87,11 @@ std::optional<std::string> closest_input(const ComputeModule& module, const std:
         if (distance <= allowed && (!best || distance < best_distance)) best = prefix + candidate, best_distance = distance;
     };
     for (const auto& spec : module.inputs) consider(spec.name, "");
-    if (module.layered) {
-        const auto split = split_layer_name(name);
-        const std::string prefix = split ? "layers_" + std::to_string(split->first) + "_" : "layers_0_";
-        for (const auto& spec : encoder_layer_module().inputs) {
-            if (is_layer_weight(spec.name)) consider(spec.name, prefix);
+    for (const auto& stack : layer_stacks(module.name)) {
+        const auto split = split_layer_name(name, stack.prefix);
+        const std::string prefix = stack.prefix + (split ? std::to_string(split->first) : "0") + "_";
+        for (const auto& spec : find_compute_module(stack.layer_module).inputs) {
+            if (is_layer_weight(stack.layer_module, spec.name)) consider(spec.name, prefix);
         }
     }
     return best;
@@ -138,7 +141,7 @@ void refuse_unknown_input(const ComputeModule& module, const std::string& name, 
     }
     std::string names;
     for (const auto& spec : module.inputs) names += (names.empty() ? "" : ", ") + spec.name;
-    if (module.layered) names += ", " + tr("layers_N_<an encoder-layer weight>");
+    for (const auto& stack : layer_stacks(module.name)) names += ", " + trf("{1}N_<a weight of {2}>", {stack.prefix, stack.layer_module});
     throw InputError(trf("{1} is not an input of {2}; its inputs are {3}", {where, module.name, names}));
 }
 

@@ -14,7 +14,9 @@
 #include "attn/shape.hpp"
 #include "tutor/compute/compute_fast.hpp"
 #include "tutor/compute/mask_conventions.hpp"
+#include "tutor/compute/model_config.hpp"
 #include "tutor/compute/named_weights.hpp"
+#include "tutor/compute/weight_prefix.hpp"
 #include "tutor/language.hpp"
 
 namespace attn::tutor {
@@ -31,6 +33,7 @@ bool is_index_input(const std::string& name) {
 }
 
 NpyAccept accept_for(const std::string& name) {
+    if (name == model_config_member) return NpyAccept::floats_bools_integers;  // uint8 bytes of JSON
     return mask_convention(canonical_weight_name(name)) == MaskConvention::none && !is_index_input(name)
                ? NpyAccept::floats
                : NpyAccept::floats_bools_integers;
@@ -79,6 +82,41 @@ std::vector<fs::path> npy_files_in(const std::string& folder) {
     return files;
 }
 
+// The members of --weights: the config aside, the others under their names without the prefix;
+// members outside the prefix are counted in one note.
+void load_archive(const ComputeModule& module, const ComputeOptions& options, ComputeInputs& loaded) {
+    std::vector<NpzMember> members = read_npz(options.weights, accept_for, NpyFloat32::keep);
+    std::vector<std::string> keys;
+    for (const auto& member : members) {
+        if (member.first != model_config_member) keys.push_back(member.first);
+    }
+    const std::string archive = printable_text(options.weights);
+    const std::string prefix = weight_prefix(module, keys, options.prefix, archive);
+    if (!prefix.empty() && options.prefix.empty()) {
+        std::cerr << tr("note: ") << trf("{1}: reading the members under '{2}' (the one prefix that fits {3})",
+                                         {archive, printable_text(prefix), module.name}) << "\n";
+    }
+    std::size_t outside = 0;
+    for (auto& [key, array] : members) {
+        if (key == model_config_member) {
+            loaded.config = std::move(array);
+            continue;
+        }
+        if (key.rfind(prefix, 0) != 0) {
+            ++outside;
+            continue;
+        }
+        const std::string name = canonical_weight_name(key.substr(prefix.size()));
+        if (!accept_name(module, loaded, name, archive + "[" + printable_text(key) + "]")) continue;
+        add_input(loaded, name, std::move(array));
+    }
+    if (outside > 0) {
+        std::cerr << tr("note: ") << trn("{1}: {2} member outside the prefix '{3}' ignored",
+                                         "{1}: {2} members outside the prefix '{3}' ignored", outside,
+                                         {archive, std::to_string(outside), printable_text(prefix)}) << "\n";
+    }
+}
+
 }  // namespace
 
 ComputeInputs load_compute_inputs(const ComputeModule& module, const ComputeOptions& options) {
@@ -92,11 +130,7 @@ ComputeInputs load_compute_inputs(const ComputeModule& module, const ComputeOpti
     }
     if (!options.weights.empty()) {
         loaded.files.push_back({"--weights", options.weights});
-        for (auto& [key, array] : read_npz(options.weights, accept_for, NpyFloat32::keep)) {
-            const std::string name = canonical_weight_name(key);
-            if (!accept_name(module, loaded, name, printable_text(options.weights) + "[" + printable_text(key) + "]")) continue;
-            add_input(loaded, name, std::move(array));
-        }
+        load_archive(module, options, loaded);
     }
     for (const auto& spec : module.inputs) {
         if (!spec.required || loaded.arrays.count(spec.name)) continue;
@@ -124,6 +158,19 @@ NamedShapes shapes_of(const ComputeInputs& inputs) {
     return shapes;
 }
 
+// "model.npz[attn_config]": the config's name in messages.
+std::string config_source(const ComputeOptions& options) {
+    return printable_text(options.weights) + "[" + model_config_member + "]";
+}
+
+// Whether the weights hold a final norm, whose eps the config must then give.
+bool has_final_norm(const ComputeInputs& inputs) {
+    for (const char* name : {"norm_weight", "norm_bias", "encoder_norm_weight", "decoder_norm_weight"}) {
+        if (inputs.arrays.count(name)) return true;
+    }
+    return false;
+}
+
 NamedTensors compute_outputs(const ComputeModule& module, ComputeInputs& inputs, ComputeOptions& options, bool fast) {
     options.integer_inputs = inputs.integer_inputs;
     if (fast) return run_compute_module_fast(module, inputs, options);
@@ -134,9 +181,15 @@ NamedTensors compute_outputs(const ComputeModule& module, ComputeInputs& inputs,
 
 ComputeRun compute(const ComputeOptions& given) {
     const ComputeModule& module = find_compute_module(given.module);
-    check_compute_options(module, given);  // before any file is read
+    // The options are checked before any file is read; with --weights, once its config has filled them.
+    if (given.weights.empty()) check_compute_options(module, given);
     ComputeOptions options = given;
     ComputeInputs inputs = load_compute_inputs(module, options);
+    if (inputs.config) {
+        apply_model_config(module, read_model_config(*inputs.config, config_source(options)), config_source(options),
+                           has_final_norm(inputs), options);
+    }
+    if (!given.weights.empty()) check_compute_options(module, options);
     const NamedShapes shapes = shapes_of(inputs);
     check_heads_divide_model(module, shapes, options.heads);
     ComputeRun run;

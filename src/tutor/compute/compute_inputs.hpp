@@ -12,6 +12,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -30,9 +31,11 @@ struct ComputeInputs {
     std::vector<InputPath> files;                // every file read, which no output may replace
     std::set<std::string> integer_inputs;        // read from bool or integer files (masks)
     bool all_float32 = true;                     // every floating-point input is float32
+    std::optional<NpyArray> config;              // the archive's attn_config member (model_config.hpp)
 };
 
-/// Reads --in's .npy files and --weights' members (the archive read once). Every name is read by
+/// Reads --in's .npy files and --weights' members (the archive read once; its keys without the
+/// prefix --prefix gives or weight_prefix finds; its attn_config member kept aside). Every name is read by
 /// the module, or refused with "did you mean" when it looks like a mask or a weight (one that is
 /// silently left out changes every number), or noted on stderr and ignored. InputError for a
 /// missing folder or required input, a name given twice, and whatever the readers refuse.

@@ -97,10 +97,7 @@ NamedTensors run_encoder_layer(const NamedTensors& inputs, const ComputeOptions&
 // eval mode — the layers one after the other (each the library's encoder layer), then the final norm.
 NamedTensors run_encoder(const NamedTensors& inputs, const ComputeOptions& options) {
     const EncoderWeights w = encoder_weights_from(inputs);
-    if (options.norm_eps && !w.final_norm) {
-        throw InputError(tr("--norm-eps sets the final norm's eps, and there is no final norm (norm_weight, norm_bias): "
-                            "remove --norm-eps or give the norm's weights"));
-    }
+    check_norm_eps_has_norm(options, w.final_norm.has_value());
     const EncoderLayerOptions layer = layer_options(inputs, options);
     return {{"output", transformer_encoder(Tensor3(inputs.at("x")), w.layers, layer, w.final_norm,
                                            options.norm_eps.value_or(layer.eps))}};
@@ -119,9 +116,12 @@ std::vector<ComputeModule> with_pytorch_options(std::vector<ComputeModule> modul
     return modules;
 }
 
-// Lesson 8's modules after the attention modules.
+// Lesson 8's modules after the attention modules, then lesson 9's.
 std::vector<ComputeModule> with_position_modules(std::vector<ComputeModule> modules) {
     for (auto& module : position_modules()) modules.push_back(std::move(module));
+    const auto encoder_layer = std::find_if(modules.begin(), modules.end(),
+                                            [](const ComputeModule& m) { return m.name == "encoder-layer"; });
+    for (auto& module : decoder_modules(*encoder_layer)) modules.push_back(std::move(module));
     return modules;
 }
 
@@ -137,6 +137,13 @@ DynamicTensor swap_first_axes(const DynamicTensor& x) {
 }
 
 }  // namespace
+
+void check_norm_eps_has_norm(const ComputeOptions& options, bool has_final_norm) {
+    if (options.norm_eps && !has_final_norm) {
+        throw InputError(tr("--norm-eps sets the final norm's eps, and there is no final norm (norm_weight, norm_bias): "
+                            "remove --norm-eps or give the norm's weights"));
+    }
+}
 
 bool is_sequence(const TensorSpec& spec) {
     return spec.dimensions.rfind("B,T,", 0) == 0 || spec.dimensions.rfind("B,S,", 0) == 0;

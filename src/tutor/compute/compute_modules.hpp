@@ -61,6 +61,13 @@ const std::vector<ComputeModule>& compute_modules();
 /// Lesson 8's modules: positions, rope, embedding (compute_position_modules.cpp).
 std::vector<ComputeModule> position_modules();
 
+/// Lesson 9's modules: decoder-layer, decoder, transformer (compute_decoder_modules.cpp); their layers share
+/// `encoder_layer`'s weight names.
+std::vector<ComputeModule> decoder_modules(const ComputeModule& encoder_layer);
+
+/// InputError when --norm-eps is given and the model has no final norm.
+void check_norm_eps_has_norm(const ComputeOptions& options, bool has_final_norm);
+
 /// InputError when --rope-layout, --rope-base, --padding-idx or --scale is given to a module that
 /// does not take it, or --rope-layout, --rope-base or --scale holds a value they refuse.
 void check_position_options(const ComputeModule& module, const ComputeOptions& options);

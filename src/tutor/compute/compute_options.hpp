@@ -23,6 +23,7 @@ struct ComputeOptions {
     std::string in_dir;   // --in: one <name>.npy per input
     std::string out_dir;  // --out: one <name>.npy per output
     std::string weights;  // --weights model.npz: a state_dict saved with numpy.savez
+    std::string prefix;   // --prefix P: strip P from the archive's keys (weight_prefix.hpp); empty: detected
     int heads = 0;        // --heads h: the number of heads (mha); 0 = not given
     bool causal = false;  // --causal: hide keys s > t from query t (self-attention, mha)
     std::string causal_alignment;  // --causal-alignment top-left|bottom-right (needs --causal); empty: top-left

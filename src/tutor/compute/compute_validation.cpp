@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "attn/error.hpp"
 #include "attn/printable.hpp"
@@ -33,30 +34,30 @@ ShapeLetters bind_dimensions(const ComputeModule& module, const NamedShapes& inp
         if (mask_convention(spec.name) == MaskConvention::scores_mask) continue;
         shapes.emplace_back(spec.name, found->second, spec.dimensions);
     }
-    if (module.layered) {
-        // Every layer against encoder-layer's legends, with the same x: D and h agree throughout.
+    // Every layer against its layer module's legends, with the same sequences: D and h agree
+    // throughout. Layers may have their own F: checked one layer at a time; the widest F is kept,
+    // for the size limit on the feed-forward network's (B, T, F) (check_working_sizes).
+    std::optional<ShapeLetters> first;
+    for (const auto& stack : layer_stacks(module.name)) {
         std::size_t count = 0;
         for (const auto& [name, tensor] : inputs) {
-            if (const auto split = split_layer_name(name)) count = std::max(count, split->first + 1);
+            if (const auto split = split_layer_name(name, stack.prefix)) count = std::max(count, split->first + 1);
         }
-        ShapeLetters first;
         for (std::size_t layer = 0; layer < count; ++layer) {
-            const std::string prefix = "layers_" + std::to_string(layer) + "_";
-            for (const auto& spec : find_compute_module("encoder-layer").inputs) {
+            const std::string prefix = stack.prefix + std::to_string(layer) + "_";
+            for (const auto& spec : find_compute_module(stack.layer_module).inputs) {
                 const auto found = inputs.find(prefix + spec.name);
                 if (found != inputs.end()) shapes.emplace_back(prefix + spec.name, found->second, spec.dimensions);
             }
-            // Layers may have their own F: checked one layer at a time; the widest F is kept, for
-            // the size limit on the feed-forward network's (B, T, F) (check_working_sizes).
             ShapeLetters letters = check_shapes(module.name, shapes);
-            if (layer == 0) first = letters;
-            if (letters.count("F") && (!first.count("F") || letters["F"] > first["F"])) first["F"] = letters["F"];
+            if (!first) first = letters;
+            if (letters.count("F") && (!first->count("F") || letters["F"] > (*first)["F"])) (*first)["F"] = letters["F"];
             shapes.erase(std::remove_if(shapes.begin(), shapes.end(),
                                         [&](const NamedShape& s) { return s.name.rfind(prefix, 0) == 0; }),
                          shapes.end());
         }
-        if (count > 0) return first;
     }
+    if (first) return *first;
     return check_shapes(module.name, shapes);
 }
 
@@ -124,13 +125,14 @@ void validate_compute_inputs(const ComputeModule& module, const NamedTensors& in
 }
 
 void check_heads_divide_model(const ComputeModule& module, const NamedShapes& inputs, int heads) {
-    const std::string tokens = module.name == "mha" ? "query" : "x";  // the tensor whose last dimension is D
+    // The tensor whose last dimension is D.
+    const std::string tokens = module.name == "mha" ? "query" : reads_input(module, "tgt") ? "tgt" : "x";
     const auto found = inputs.find(tokens);
     if (!module.uses_heads || heads <= 0 || found == inputs.end() || found->second.empty()) return;
     const std::size_t model = found->second.back();
     // The layers' "--heads H is more than the model width D" comes later (check_compute_working_sizes);
     // mha names query here whatever h.
-    const bool said_later = tokens == "x" && static_cast<std::size_t>(heads) > model;
+    const bool said_later = tokens != "query" && static_cast<std::size_t>(heads) > model;
     if (model % static_cast<std::size_t>(heads) == 0 || said_later) return;
     throw InputError(trf("{1}: multi_head_attention: d_model D = {2} (the last dimension of {3} {4}) is not a multiple of "
                          "the number of heads h = {5}; each head gets d_k = D / h features, so h must divide D",
@@ -170,6 +172,11 @@ void check_compute_options(const ComputeModule& module, const ComputeOptions& op
         throw InputError(trf("{1} has no layer norm or feed-forward network: --norm-first, --eps, --norm-eps and "
                              "--activation are for {2}; remove them",
                              {module.name, modules_with(&ComputeModule::uses_layer_options)}));
+    }
+    if (!options.prefix.empty() && options.weights.empty()) {
+        throw InputError(trf("--prefix {1} selects members of the --weights archive, and there is none: add --weights "
+                             "or remove --prefix",
+                             {printable_text(options.prefix)}));
     }
     if (!module.uses_output_projection_choice && options.no_output_projection) {
         throw InputError(trf("{1} does not choose its output projection: --no-output-projection is for {2}; remove it",

@@ -108,8 +108,13 @@ const DynamicTensor* find(const NamedTensors& inputs, const char* name) {
 
 MaskConvention mask_convention(const std::string& name) {
     if (name == "attention_mask") return MaskConvention::attend_is_one;
-    if (name == "key_padding_mask" || name == "src_key_padding_mask") return MaskConvention::ignore_is_true;
-    if (name == "attn_mask" || name == "src_mask") return MaskConvention::scores_mask;
+    if (name == "key_padding_mask" || name == "src_key_padding_mask" || name == "tgt_key_padding_mask" ||
+        name == "memory_key_padding_mask") {
+        return MaskConvention::ignore_is_true;
+    }
+    if (name == "attn_mask" || name == "src_mask" || name == "tgt_mask" || name == "memory_mask") {
+        return MaskConvention::scores_mask;
+    }
     return MaskConvention::none;
 }
 

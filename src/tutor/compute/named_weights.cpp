@@ -60,6 +60,14 @@ std::vector<DynamicTensor> projections(const NamedTensors& tensors, bool packed,
 
 }  // namespace
 
+void check_final_norm_pair(const std::set<std::string>& names, const std::string& prefix) {
+    const bool weight = names.count(prefix + "weight") > 0, bias = names.count(prefix + "bias") > 0;
+    if (weight != bias) {
+        throw InputError(trf("the final norm needs both {1} and {2}; only {3} is given",
+                             {prefix + "weight", prefix + "bias", weight ? prefix + "weight" : prefix + "bias"}));
+    }
+}
+
 NamedShapes shapes_of(const NamedTensors& tensors) {
     NamedShapes shapes;
     for (const auto& [name, tensor] : tensors) shapes[name].assign(tensor.shape().begin(), tensor.shape().end());
@@ -155,8 +163,7 @@ EncoderLayerWeights encoder_layer_weights_from(const NamedTensors& tensors) {
     return w;
 }
 
-std::optional<std::pair<std::size_t, std::string>> split_layer_name(const std::string& name) {
-    const std::string prefix = "layers_";
+std::optional<std::pair<std::size_t, std::string>> split_layer_name(const std::string& name, const std::string& prefix) {
     if (name.rfind(prefix, 0) != 0) return std::nullopt;
     std::size_t at = prefix.size(), layer = 0;
     const std::size_t digits_start = at;
@@ -167,37 +174,50 @@ std::optional<std::pair<std::size_t, std::string>> split_layer_name(const std::s
     return std::make_pair(layer, name.substr(at + 1));
 }
 
-NamedTensors layer_tensors(const NamedTensors& tensors, std::size_t layer) {
+std::vector<LayerStack> layer_stacks(const std::string& module) {
+    if (module == "encoder") return {{"layers_", "encoder-layer"}};
+    if (module == "decoder") return {{"layers_", "decoder-layer"}};
+    if (module == "transformer") return {{"encoder_layers_", "encoder-layer"}, {"decoder_layers_", "decoder-layer"}};
+    return {};
+}
+
+NamedTensors layer_tensors(const NamedTensors& tensors, std::size_t layer, const std::string& prefix) {
     NamedTensors result;
     for (const auto& [name, tensor] : tensors) {
-        const auto split = split_layer_name(name);
+        const auto split = split_layer_name(name, prefix);
         if (split && split->first == layer) result[split->second] = tensor;
     }
     return result;
 }
 
-std::size_t encoder_layer_count(const std::set<std::string>& names) {
+std::size_t stack_layer_count(const std::set<std::string>& names, const std::string& prefix) {
     std::size_t count = 0;
     for (const auto& name : names) {
-        if (const auto split = split_layer_name(name)) count = std::max(count, split->first + 1);
+        if (const auto split = split_layer_name(name, prefix)) count = std::max(count, split->first + 1);
     }
     if (count == 0) {
-        throw InputError(tr("no layer weights: an encoder's weights are layers_0_w_q … (layers.0.self_attn.in_proj_weight …)"));
+        throw InputError(trf("no layer weights: a stack's weights are {1}0_… ({2}), one set per layer",
+                             {prefix, prefix == "layers_" ? "layers.0.norm1.weight …" : prefix.substr(0, prefix.size() - 8) +
+                                                                                          ".layers.0.norm1.weight …"}));
     }
     std::vector<bool> present(count, false);
     for (const auto& name : names) {
-        if (const auto split = split_layer_name(name)) present[split->first] = true;
+        if (const auto split = split_layer_name(name, prefix)) present[split->first] = true;
     }
     for (std::size_t layer = 0; layer < count; ++layer) {
         if (present[layer]) continue;
         throw InputError(trf("layer {1} has no weights ({2}…), but layer {3} has",
-                             {std::to_string(layer), "layers_" + std::to_string(layer) + "_", std::to_string(count - 1)}));
+                             {std::to_string(layer), prefix + std::to_string(layer) + "_", std::to_string(count - 1)}));
     }
-    const bool weight = names.count("norm_weight") > 0, bias = names.count("norm_bias") > 0;
-    if (weight != bias) {
-        throw InputError(trf("the final norm needs both norm_weight and norm_bias; only {1} is given",
-                             {weight ? "norm_weight" : "norm_bias"}));
+    return count;
+}
+
+std::size_t encoder_layer_count(const std::set<std::string>& names) {
+    if (std::none_of(names.begin(), names.end(), [](const std::string& name) { return split_layer_name(name).has_value(); })) {
+        throw InputError(tr("no layer weights: an encoder's weights are layers_0_w_q … (layers.0.self_attn.in_proj_weight …)"));
     }
+    const std::size_t count = stack_layer_count(names, "layers_");
+    check_final_norm_pair(names, "norm_");
     return count;
 }
 
@@ -233,9 +253,12 @@ std::string canonical_weight_name(const std::string& name) {
     std::string result = name;
     for (char& c : result) c = c == '.' ? '_' : c;
     std::string prefix;
-    if (const auto split = split_layer_name(result)) {
-        prefix = "layers_" + std::to_string(split->first) + "_";
-        result = split->second;
+    for (const char* stack : {"layers_", "encoder_layers_", "decoder_layers_"}) {
+        if (const auto split = split_layer_name(result, stack)) {
+            prefix = stack + std::to_string(split->first) + "_";
+            result = split->second;
+            break;
+        }
     }
     static const std::vector<std::pair<std::string, std::string>> aliases = {
         {"self_attn_out_proj_weight", "w_o"}, {"self_attn_out_proj_bias", "b_o"},

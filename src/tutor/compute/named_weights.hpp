@@ -69,15 +69,33 @@ EncoderWeights encoder_weights_from(const NamedTensors& tensors);
 /// norm_bias is given.
 std::size_t encoder_layer_count(const std::set<std::string>& names);
 
-/// The tensors of layer `layer`, without their "layers_N_" prefix.
-NamedTensors layer_tensors(const NamedTensors& tensors, std::size_t layer);
+/// The number of layers N of a stack whose weights are `prefix`0_… to `prefix`{N-1}_…; InputError
+/// when there is none or one is skipped (encoder_layer_count's checks, for any stack).
+std::size_t stack_layer_count(const std::set<std::string>& names, const std::string& prefix);
 
-/// "layers_3_w_q" → 3 and "w_q"; nullopt for a name without the prefix.
-std::optional<std::pair<std::size_t, std::string>> split_layer_name(const std::string& name);
+/// InputError when only one of `prefix`weight and `prefix`bias (a final norm) is given.
+void check_final_norm_pair(const std::set<std::string>& names, const std::string& prefix);
+
+/// The tensors of layer `layer`, without their "layers_N_" prefix (or `prefix`N_).
+NamedTensors layer_tensors(const NamedTensors& tensors, std::size_t layer, const std::string& prefix = "layers_");
+
+/// "layers_3_w_q" → 3 and "w_q"; nullopt for a name without the prefix ("layers_", or a
+/// transformer's "encoder_layers_" and "decoder_layers_").
+std::optional<std::pair<std::size_t, std::string>> split_layer_name(const std::string& name,
+                                                                    const std::string& prefix = "layers_");
+
+/// One stack of layers in a layered module's inputs: its names' prefix and the module whose
+/// weights each layer has (encoder: "layers_" and encoder-layer; transformer: two stacks).
+struct LayerStack {
+    std::string prefix;
+    std::string layer_module;
+};
+std::vector<LayerStack> layer_stacks(const std::string& module);
 
 /// A state_dict key as attn names it: dots become underscores and the attention's
 /// self_attn.out_proj.weight / out_proj.weight become w_o (bias: b_o), self_attn.in_proj_* become
-/// in_proj_*, inside any layers.N. prefix. Other names are returned with underscores.
+/// in_proj_*, inside any layers.N., encoder.layers.N. or decoder.layers.N. prefix. Other names are
+/// returned with underscores.
 ///   canonical_weight_name("layers.0.self_attn.out_proj.weight")   // "layers_0_w_o"
 std::string canonical_weight_name(const std::string& name);
 
