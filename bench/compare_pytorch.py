@@ -337,7 +337,7 @@ def decode_cases(args, attn, threads, report):
               f"round {[round(t) for t in times]} ms at load {[round(r['load'], 1) for r in runs]}")
     a, b, m = ms(attns), ms(loops), ms(module)
     print(f"  attn: weights read at {max(r['weights_gb_per_s'] for r in attns):.1f} GB/s "
-          f"({attns[0]['parameter_mb']:.1f} MB per token); projections {attns[0]['projection_ms']:.0f} ms, "
+          f"({attns[0]['step_parameter_mb']:.1f} MB per token); projections {attns[0]['projection_ms']:.0f} ms, "
           f"attention {attns[0]['attention_ms']:.0f} ms of a generation")
     report.target(f"decode >= 10 x nn.TransformerDecoder on the prefix, {threads}T", a * 10 <= m, f"{m / a:.1f}x")
     report.target(f"decode >= the cached PyTorch loop, {threads}T", a <= b, f"{b / a:.2f}x")

@@ -7,7 +7,7 @@
 // and reported apart (memory_ms): a model makes them once per source, whatever it generates.
 // tokens/s = N / the *minimum* generation time, the measurement least disturbed on a shared
 // machine. "weights GB/s" is the parameters' bytes read per token times tokens/s: at batch 1 a
-// step reads every weight once, so this is the memory bandwidth the decoder achieved, the figure
+// step reads every weight once (all but the cross-attention's w_k and w_v, used on the memory), so this is the memory bandwidth the decoder achieved, the figure
 // to hold against the machine's (docs/performance.md). bench/compare_pytorch.py runs it with --json.
 #include <algorithm>
 #include <chrono>
@@ -67,9 +67,10 @@ DecodeRun checked_decode_run(const BenchOptions& options, const fast::MachineDes
 }
 
 // Floats held, counted in double before anything is allocated: the parameters, and the memory,
-// its K/V projections and the caches.
+// its K/V projections and the caches; and the parameters a step reads (all but the
+// cross-attention's w_k, w_v, b_k, b_v, used once on the memory).
 struct DecodeFootprint {
-    double parameter_floats = 0, cache_floats = 0, memory_floats = 0;
+    double parameter_floats = 0, cache_floats = 0, memory_floats = 0, step_parameter_floats = 0;
 };
 
 DecodeFootprint decode_footprint(const DecodeRun& r) {
@@ -77,6 +78,7 @@ DecodeFootprint decode_footprint(const DecodeRun& r) {
     DecodeFootprint counted;
     const double attention = 2.0 * D * D + 2.0 * E * D + 2.0 * D + 2.0 * E;  // w_q, w_o, w_k, w_v and biases
     counted.parameter_floats = L * (2.0 * attention + 2.0 * D * F + F + D + 6.0 * D);
+    counted.step_parameter_floats = counted.parameter_floats - L * (2.0 * E * D + 2.0 * E);
     counted.cache_floats = L * 2.0 * B * double(r.N) * E;
     counted.memory_floats = B * double(r.S) * D + L * 2.0 * B * double(r.S) * E;
     return counted;
@@ -156,7 +158,7 @@ DecodeTiming time_generations(const DecodeRun& r, std::mt19937& generator) {
 
 struct DecodeRates {
     double tokens_per_s = 0, ms_per_token = 0, gflops = 0, weights_gb_per_s = 0;
-    double parameter_mb = 0, cache_mb = 0, rss_mb = 0, sgemm = 0;
+    double parameter_mb = 0, step_parameter_mb = 0, cache_mb = 0, rss_mb = 0, sgemm = 0;
 };
 
 DecodeRates decode_rates(const DecodeRun& r, const DecodeTiming& timing, const DecodeFootprint& counted) {
@@ -164,8 +166,9 @@ DecodeRates decode_rates(const DecodeRun& r, const DecodeTiming& timing, const D
     rates.tokens_per_s = double(r.N) / (timing.min_ms * 1e-3);
     rates.ms_per_token = timing.min_ms / double(r.N);
     rates.gflops = timing.flops / (timing.min_ms * 1e-3) / 1e9;
-    rates.weights_gb_per_s = 4.0 * counted.parameter_floats * rates.tokens_per_s / 1e9;
+    rates.weights_gb_per_s = 4.0 * counted.step_parameter_floats * rates.tokens_per_s / 1e9;
     rates.parameter_mb = counted.parameter_floats * 4 / (1024.0 * 1024.0);
+    rates.step_parameter_mb = counted.step_parameter_floats * 4 / (1024.0 * 1024.0);
     rates.cache_mb = counted.cache_floats * 4 / (1024.0 * 1024.0);
     rates.rss_mb = peak_rss_mb();
     rates.sgemm = fast::sgemm_gflops();  // after the timed generations: the peak RSS is theirs
@@ -184,7 +187,8 @@ void print_decode_json(const DecodeRun& r, const fast::MachineDescription& machi
               << ", \"gflops\": " << fixed(rates.gflops, 2) << ", \"projection_ms\": " << fixed(timing.projection_ms, 3)
               << ", \"attention_ms\": " << fixed(timing.attention_ms, 3) << ", \"weights_gb_per_s\": "
               << fixed(rates.weights_gb_per_s, 2) << ", \"peak_rss_mb\": " << fixed(rates.rss_mb, 1)
-              << ", \"cache_mb\": " << fixed(rates.cache_mb, 1) << ", \"parameter_mb\": " << fixed(rates.parameter_mb, 1) << ", "
+              << ", \"cache_mb\": " << fixed(rates.cache_mb, 1) << ", \"parameter_mb\": " << fixed(rates.parameter_mb, 1)
+              << ", \"step_parameter_mb\": " << fixed(rates.step_parameter_mb, 1) << ", "
               << machine_json(machine, rates.sgemm) << "}\n";
 }
 
@@ -202,7 +206,7 @@ void print_decode_text(const DecodeRun& r, const fast::MachineDescription& machi
                               fixed(timing.median_ms, 1)})
               << "\n  "
               << trf("weights   {1} MB read per token: {2} GB/s; projections {3} ms, attention {4} ms",
-                     {fixed(rates.parameter_mb, 1), fixed(rates.weights_gb_per_s, 1), fixed(timing.projection_ms, 1),
+                     {fixed(rates.step_parameter_mb, 1), fixed(rates.weights_gb_per_s, 1), fixed(timing.projection_ms, 1),
                       fixed(timing.attention_ms, 1)})
               << "\n  "
               << trf("memory    K/V projected once in {1} ms; the cache holds {2} MB",

@@ -11,7 +11,9 @@
 // Where the rows are: key row i of batch b and K/V head j starts at
 //   keys + b·batch_stride + j·head_stride + i·row_stride   (values alike).
 // The self-attention cache (B, g, N, d_k) has strides (g·N·d_k, N·d_k, d_k); the memory's
-// projections (B, S, g·d_k), as nn.Linear leaves them, (S·g·d_k, d_k, g·d_k).
+// projections (B, g, S, d_k), (g·S·d_k, S·d_k, d_k). Rows of another layout (B, S, g·d_k), as
+// nn.Linear leaves them: (S·g·d_k, d_k, g·d_k) — correct, but each head then reads d_k floats of
+// every g·d_k, which wastes memory bandwidth.
 //
 // Shapes: q (B, h·d_k) · keys, values as above, rows 0 … length − 1 · context (B, h·d_k);
 //         query head j·(h/g) + r uses K/V head j (repeat_interleave).

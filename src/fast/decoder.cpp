@@ -26,7 +26,8 @@ namespace attn::fast {
 
 namespace {
 
-// One layer's keys and values: the cache (B, g, N, d_k) and the memory's (B, S, g·d_k).
+// One layer's keys and values: the cache (B, g, N, d_k) and the memory's (B, g, S, d_k) — each
+// head's rows contiguous, so that attention reads them as one stream.
 struct LayerKeysValues {
     std::vector<float> keys, values;
     std::vector<float> memory_keys, memory_values;
@@ -123,7 +124,7 @@ struct IncrementalDecoder::State {
         const float* in = block_input(p.norm2_weight, p.norm2_bias);
         project({{in, &a.w_q, detail::data_or_null(a.b_q), q.data()}}, pool);
         attend(kv_layer.memory_keys.data(), kv_layer.memory_values.data(), sizes.S,
-               {sizes.S * kv_width(), sizes.d_k, kv_width()}, pool);
+               {sizes.S * kv_width(), sizes.S * sizes.d_k, sizes.d_k}, pool);
         project({{context.data(), &*a.w_o, detail::data_or_null(a.b_o), projected.data()}}, pool);
         residual(p.norm2_weight, p.norm2_bias);
     }
@@ -138,18 +139,32 @@ struct IncrementalDecoder::State {
         residual(p.norm3_weight, p.norm3_bias);
     }
 
-    // The memory's keys and values of every layer, (B·S, g·d_k) each.
+    // (B, S, g·d_k) as nn.Linear leaves it → (B, g, S, d_k).
+    void split_heads(const std::vector<float>& rows, std::vector<float>& heads) const {
+        const std::size_t S = sizes.S, g = sizes.kv_heads, d_k = sizes.d_k;
+        heads.resize(rows.size());
+        for (std::size_t b = 0; b < sizes.B; ++b) {
+            for (std::size_t j = 0; j < g; ++j) {
+                for (std::size_t s = 0; s < S; ++s) {
+                    std::memcpy(heads.data() + ((b * g + j) * S + s) * d_k, rows.data() + (b * S + s) * kv_width() + j * d_k,
+                                d_k * sizeof(float));
+                }
+            }
+        }
+    }
+
+    // The memory's keys and values of every layer, (B, g, S, d_k) each.
     void project_memory(const Tensor3& memory, detail::WorkerPool& pool) {
         const auto start = std::chrono::steady_clock::now();
         const std::size_t rows = sizes.B * sizes.S;
         kv.resize(layers.size());
+        std::vector<float> projected_rows(rows * kv_width());
         for (std::size_t i = 0; i < layers.size(); ++i) {
             const AttentionParameters& a = layers[i].cross_attention;
-            kv[i].memory_keys.resize(rows * kv_width());
-            kv[i].memory_values.resize(rows * kv_width());
-            detail::project(memory.data(), rows, sizes.D, a.w_k, detail::data_or_null(a.b_k), kv[i].memory_keys.data(), pool);
-            detail::project(memory.data(), rows, sizes.D, a.w_v, detail::data_or_null(a.b_v), kv[i].memory_values.data(),
-                            pool);
+            detail::project(memory.data(), rows, sizes.D, a.w_k, detail::data_or_null(a.b_k), projected_rows.data(), pool);
+            split_heads(projected_rows, kv[i].memory_keys);
+            detail::project(memory.data(), rows, sizes.D, a.w_v, detail::data_or_null(a.b_v), projected_rows.data(), pool);
+            split_heads(projected_rows, kv[i].memory_values);
             work.memory_flops += 2.0 * 2.0 * double(rows) * double(kv_width()) * double(sizes.D);
             kv[i].keys.resize(sizes.B * capacity * kv_width());
             kv[i].values.resize(sizes.B * capacity * kv_width());
