@@ -68,6 +68,7 @@ add_library(attn
   src/lib/rotary.cpp
   src/lib/feed_forward.cpp
   src/lib/encoder_layer.cpp
+  src/lib/decoder_layer.cpp
 )
 add_library(attn::attn ALIAS attn)
 # include/ comes with attn_io; src/common holds finite_values.hpp, shared with the fast path.

@@ -19,6 +19,7 @@ add_executable(attn_tests
   tests/support/per_lesson.cpp
   tests/support/lesson_runs.cpp
   tests/support/npy_bytes.cpp
+  tests/support/state_dict.cpp
   tests/test_shape.cpp
   tests/test_matmul.cpp
   tests/test_check.cpp
@@ -37,6 +38,7 @@ add_executable(attn_tests
   tests/test_rotary.cpp
   tests/test_feed_forward.cpp
   tests/test_encoder_layer.cpp
+  tests/test_decoder_layer.cpp
   tests/support/fast_inputs.cpp
   tests/test_fast_attention.cpp
   tests/test_fast_multi_head_attention.cpp
