@@ -5,7 +5,8 @@
 // Post-norm and norm_first, relu and gelu, 1 and 2 layers, with and without a final norm, B = 1
 // and 2, caches longer than a vector register; at 1 and 2 threads and with every instruction set
 // this CPU runs. Then grouped-query attention against the same decoder with its K/V heads copied
-// out (repeat_interleave done on the weights), reset(), and the arguments it refuses.
+// out (repeat_interleave done on the weights), reset(), and the arguments it refuses. And against
+// the library's own double decoder (attn::transformer_decoder, causal) re-run on every prefix.
 //
 // Tolerance 5e-6 absolute against float64 references: the values are of order 1 and the float32
 // sums, in another order, drift a few ulps per layer; measured at most 7.2e-7 over every case,
@@ -18,9 +19,11 @@
 
 #include <xtensor/xview.hpp>
 
+#include "attn/decoder_layer.hpp"
 #include "attn/error.hpp"
 #include "attn/fast.hpp"
 #include "fast/simd.hpp"
+#include "support/fast_inputs.hpp"
 #include "support/fixtures.hpp"
 #include "support/float_fixtures.hpp"
 #include "support/tensor_match.hpp"
@@ -29,6 +32,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using attn::testing::load;
+using attn::testing::random_float;
+using attn::testing::widen;
 constexpr double decode_absolute = 5e-6, decode_relative = 0.0;
 
 attn::fast::AttentionParameters load_attention(const fs::path& in, const std::string& prefix) {
@@ -123,6 +128,62 @@ TEST_CASE("fast decoding equals nn.TransformerDecoder re-run on every prefix, GQ
                 CHECK_TENSOR_CLOSE(c.expected, decode_all(decoder, c.tokens), decode_absolute, decode_relative);
                 CHECK(decoder.length() == c.tokens.shape(1));
             }
+        }
+    }
+}
+
+TEST_CASE("fast decoding equals the library's double decoder re-run on every causal prefix", "[fast_decode][lesson09]") {
+    std::mt19937 generator(2811);
+    const std::size_t B = 2, S = 11, T = 19, D = 24, F = 40, h = 3;
+    for (const bool norm_first : {false, true}) {
+        for (const auto activation : {attn::Activation::relu, attn::Activation::gelu, attn::Activation::gelu_tanh}) {
+            INFO("norm_first " << norm_first << " activation (relu, gelu, gelu_tanh) " << int(activation));
+            std::vector<attn::fast::DecoderLayerParameters> layers(2);
+            std::vector<attn::DecoderLayerWeights> lesson_layers;
+            for (auto& p : layers) {
+                const attn::fast::EncoderLayerParameters ffn = attn::testing::random_fast_layer(generator, D, F);
+                p.self_attention = ffn.attention;
+                p.cross_attention = attn::testing::random_fast_parameters(generator, D, true);
+                p.norm1_weight = ffn.norm1_weight;
+                p.norm1_bias = ffn.norm1_bias;
+                p.norm2_weight = ffn.norm2_weight;
+                p.norm2_bias = ffn.norm2_bias;
+                p.norm3_weight = random_float<1>(generator, {D});
+                p.norm3_bias = random_float<1>(generator, {D});
+                p.linear1_weight = ffn.linear1_weight;
+                p.linear1_bias = ffn.linear1_bias;
+                p.linear2_weight = ffn.linear2_weight;
+                p.linear2_bias = ffn.linear2_bias;
+                const attn::EncoderLayerWeights lesson_ffn = attn::testing::lesson_weights(ffn);
+                lesson_layers.push_back({lesson_ffn.attention, attn::testing::lesson_weights(p.cross_attention),
+                                         lesson_ffn.norm1_weight, lesson_ffn.norm1_bias, lesson_ffn.norm2_weight,
+                                         lesson_ffn.norm2_bias, widen(p.norm3_weight), widen(p.norm3_bias),
+                                         lesson_ffn.linear1_weight, lesson_ffn.linear1_bias, lesson_ffn.linear2_weight,
+                                         lesson_ffn.linear2_bias});
+            }
+            const std::pair<attn::fast::Vector, attn::fast::Vector> norm{random_float<1>(generator, {D}),
+                                                                         random_float<1>(generator, {D})};
+            const auto memory = random_float<3>(generator, {B, S, D});
+            const auto tokens = random_float<3>(generator, {B, T, D});
+
+            attn::DecoderLayerOptions lesson_options(h);
+            lesson_options.norm_first = norm_first;
+            lesson_options.activation = activation;
+            lesson_options.causal = true;
+            attn::Tensor3 expected = xt::zeros<double>({B, T, D});
+            for (std::size_t t = 0; t < T; ++t) {
+                const attn::Tensor3 prefix = xt::view(widen(tokens), xt::all(), xt::range(0, t + 1), xt::all());
+                const attn::Tensor3 out = attn::transformer_decoder(prefix, widen(memory), lesson_layers, lesson_options,
+                                                                    std::make_pair(attn::Vector(widen(norm.first)),
+                                                                                   attn::Vector(widen(norm.second))));
+                xt::view(expected, xt::all(), t, xt::all()) = xt::view(out, xt::all(), t, xt::all());
+            }
+            attn::fast::DecoderOptions options(h);
+            options.norm_first = norm_first;
+            options.activation = activation;
+            options.final_norm = norm;
+            attn::fast::IncrementalDecoder decoder(layers, options, memory, T);
+            CHECK_TENSOR_CLOSE(expected, decode_all(decoder, tokens), decode_absolute, decode_relative);
         }
     }
 }
