@@ -309,7 +309,7 @@ CLI::App* setup_bench(CLI::App& app, BenchOptions& options) {
     size("--d-ff", options.d_ff, tr("F, the feed-forward width (encoder-layer, decode)"));
     size("--threads", options.threads, tr("Worker threads (default: every core)"));
     size("--layers", options.layers, tr("L, decoder layers (decode)"));
-    size("--kv-heads", options.kv_heads, tr("g, K/V heads shared by heads / g query heads each; must divide h (decode; default h)"));
+    size("--kv-heads", options.kv_heads, tr("g, K/V heads, each shared by h / g query heads; must divide h (decode; default h)"));
     size("--memory", options.memory, tr("S, positions of the encoder's output attended by cross-attention (decode)"));
     size("--tokens", options.tokens, tr("N, tokens generated, one step each (decode)"));
     size("--repeat", options.repeat, tr("Timed calls after the warm-up calls (default 10; decode: timed generations, default 3)"));
