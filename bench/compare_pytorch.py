@@ -2,7 +2,8 @@
 """attn's float32 fast path next to PyTorch on the same CPU, same threads, same shapes.
 
     /usr/bin/python3 bench/compare_pytorch.py --attn build/attn [--threads 1 2] [--rounds 3]
-        [--cases seed000 encoder long4096 long16384 causal32768 cli] [--baseline OLD/attn]
+        [--cases seed000 encoder long4096 long16384 causal32768 decode cli] [--baseline OLD/attn]
+        [--decode-tokens 512] [--decode-module-tokens M]
 
 For each thread count it measures, in one run:
   * the sgemm rate: torch.mm on 1024 x 1024 float32 matrices (OpenBLAS's sgemm), in GFLOP/s, once
@@ -20,6 +21,14 @@ For each thread count it measures, in one run:
   * causal32768: T = 32768 with the causal mask (PyTorch: attn_mask = triu(ones(T, T), 1)), one
     timed call; attn's attention part must run at >= 60 % of the sgemm rate, counting only the
     tiles it computes;
+  * decode: generating --decode-tokens (512) tokens with a 6-layer decoder, d_model 512, 8 heads,
+    d_ff 2048, over a 512-position memory (post-norm, relu, batch 1), each output fed back as the
+    next token: `attn bench decode` against (a) nn.TransformerDecoder re-run on the whole prefix at
+    every step, what the module offers (one generation, once per thread count: it is quadratic;
+    --decode-module-tokens measures it, and attn beside it, on fewer tokens: a lower bound of the
+    ratio at --decode-tokens),
+    and (b) a hand-written PyTorch loop with its own K/V cache (bench/decode_pytorch.py), the two
+    alternating for --rounds rounds; the load average is printed with every measurement;
   * cli: `attn check` (all lessons) < 0.5 s and `attn --version` < 50 ms.
 Every measurement is its own process: PyTorch in a child with OPENBLAS_NUM_THREADS and
 OMP_NUM_THREADS set and torch.set_num_threads(n), attn with the same environment and --threads n,
@@ -39,6 +48,7 @@ Targets (exit status 1 when one is missed; each is printed with PASS/FAIL and th
   long4096: time <= 0.3 x PyTorch's, peak RSS <= 0.1 x PyTorch's, >= 75 % of the sgemm rate;
   long16384: peak RSS <= 1 GiB (PyTorch's out of memory recorded);
   causal32768: peak RSS <= 1 GiB, the attention part >= 60 % of the sgemm rate;
+  decode: tokens/s >= 10 x (a)'s, and >= (b)'s;
   cli: attn check < 0.5 s, attn --version < 50 ms.
 """
 import argparse
@@ -53,6 +63,7 @@ import time
 SEED000 = dict(batch=8, seq=300, d_model=768, heads=8)
 ENCODER = dict(batch=8, seq=128, d_model=512, heads=8, d_ff=2048)
 LONG = dict(batch=1, d_model=768, heads=12)
+DECODE = dict(layers=6, d_model=512, heads=8, d_ff=2048, memory=512, tokens=512)
 GiB = 1024 ** 3
 
 
@@ -98,6 +109,10 @@ def torch_worker(case, threads, repeat, seq):
                         lambda: mha(inp, inp, inp, need_weights=True, average_attn_weights=False), repeat)
                 best = min(variants, key=lambda k: variants[k]["min_ms"])
                 result.update(variants[best], batch_first=best)
+        elif case.startswith("decode-"):  # decode-module, decode-loop; seq = the tokens generated
+            sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+            import decode_pytorch
+            result.update(decode_pytorch.measure(case[len("decode-"):], dict(DECODE, tokens=seq), repeat))
         elif case == "encoder":
             B, T, D, h, F = (ENCODER[k] for k in ("batch", "seq", "d_model", "heads", "d_ff"))
             layer = torch.nn.TransformerEncoderLayer(D, h, F, dropout=0.0, batch_first=True).eval()
@@ -298,6 +313,47 @@ def long_cases(args, attn, threads, sgemm, report):
             report.target(f"T {seq} causal attention >= 60 % of sgemm, {threads}T", share >= 0.6, f"{100 * share:.1f} %")
 
 
+def decode_cases(args, attn, threads, report):
+    """attn bench decode against (a) the module re-run on every prefix, (b) the cached PyTorch loop."""
+    shape = dict(DECODE, tokens=args.decode_tokens)
+    loops, attns = [], []
+
+    def with_load(runs, measure):
+        load = os.getloadavg()[0]
+        result = measure()
+        result["load"] = (load + os.getloadavg()[0]) / 2
+        runs.append(result)
+
+    alternate(args.rounds, [
+        lambda: with_load(attns, lambda: run_attn(attn, "decode", shape, threads, 1, "--warmup", "1")),
+        lambda: with_load(loops, lambda: run_torch("decode-loop", threads, 1, shape["tokens"], args.torch_memory_gb))])
+    # (a) is quadratic in N (512 tokens: minutes per generation on two busy cores): with
+    # --decode-module-tokens M < N it is measured at M tokens, next to attn at M tokens. The ratio
+    # at M is a lower bound of the ratio at N: (a)'s cost per token grows with the prefix, attn's
+    # hardly (its attention over the cache is a small part of a step).
+    m_tokens = args.decode_module_tokens or shape["tokens"]
+    module, attn_small = [], []
+    with_load(module, lambda: run_torch("decode-module", threads, 1, m_tokens, args.torch_memory_gb))
+    with_load(attn_small, lambda: run_attn(attn, "decode", dict(shape, tokens=m_tokens), threads, 1, "--warmup", "1"))
+    n = shape["tokens"]
+    print(f"\ndecode: {n} tokens, 6 layers, D 512, h 8, F 2048, memory 512, batch 1 ({args.rounds} rounds; "
+          f"(a) one generation of {m_tokens} tokens)")
+    for name, runs, tokens in (("attn bench decode", attns, n), ("(b) PyTorch loop with a K/V cache", loops, n),
+                               ("(a) nn.TransformerDecoder on the prefix", module, m_tokens),
+                               ("attn bench decode, as many tokens as (a)", attn_small, m_tokens)):
+        times = [r["min_ms"] for r in runs]
+        print(f"  {name:<42}{tokens / (min(times) * 1e-3):>9.1f} tokens/s   {tokens} tokens: min {min(times):.0f} ms; "
+              f"every round {[round(t) for t in times]} ms at load {[round(r['load'], 1) for r in runs]}")
+    a, b, m, a_small = ms(attns), ms(loops), ms(module), ms(attn_small)
+    best = min(attns, key=lambda r: r["min_ms"])
+    print(f"  attn, fastest generation: weights read at {best['weights_gb_per_s']:.1f} GB/s "
+          f"({best['step_parameter_mb']:.1f} MiB per token); projections {best['projection_ms']:.0f} ms, "
+          f"attention {best['attention_ms']:.0f} ms")
+    report.target(f"decode >= 10 x the module on the prefix, {m_tokens} tok, {threads}T",
+                  a_small * 10 <= m, f"{m / a_small:.1f}x")
+    report.target(f"decode >= the cached PyTorch loop, {n} tok, {threads}T", a <= b, f"{b / a:.2f}x")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--attn", default="build/attn", help="the attn program (default: build/attn)")
@@ -306,7 +362,11 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=10, help="timed calls per measurement (short cases)")
     parser.add_argument("--long-repeat", type=int, default=3, help="timed calls per measurement at T = 4096")
-    parser.add_argument("--cases", nargs="+", default=["seed000", "encoder", "long4096", "long16384", "causal32768", "cli"])
+    parser.add_argument("--cases", nargs="+",
+                        default=["seed000", "encoder", "long4096", "long16384", "causal32768", "decode", "cli"])
+    parser.add_argument("--decode-tokens", type=int, default=DECODE["tokens"], help="tokens generated by the decode case")
+    parser.add_argument("--decode-module-tokens", type=int, default=0,
+                        help="tokens generated by nn.TransformerDecoder re-run on the prefix (default: --decode-tokens)")
     parser.add_argument("--torch-memory-gb", type=float, default=8.0,
                         help="address-space limit of PyTorch's processes (RLIMIT_AS), GiB")
     parser.add_argument("--seq", type=int, default=0, help=argparse.SUPPRESS)
@@ -326,6 +386,8 @@ def main():
         print(machine_header(attn, threads))
         sgemm = short_cases(args, attn, threads, [], report)
         long_cases(args, attn, threads, sgemm, report)
+        if "decode" in args.cases:
+            decode_cases(args, attn, threads, report)
     if "cli" in args.cases:
         check = best_time(attn, ["check"], 5)
         start = best_time(attn, ["--version"], 20)

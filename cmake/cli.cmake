@@ -12,7 +12,9 @@ add_executable(attn_cli
   src/cli/command_compute.cpp
   src/cli/command_run.cpp
   src/cli/command_exercise.cpp
+  src/cli/bench_support.cpp
   src/cli/command_bench.cpp
+  src/cli/command_bench_decode.cpp
   src/cli/command_view.cpp
 )
 set_target_properties(attn_cli PROPERTIES OUTPUT_NAME attn)

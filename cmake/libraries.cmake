@@ -108,6 +108,8 @@ add_library(attn_fast
   src/fast/tiled_attention.cpp
   src/fast/multi_head_attention.cpp
   src/fast/encoder_layer.cpp
+  src/fast/cached_attention.cpp
+  src/fast/decoder.cpp
 )
 add_library(attn::fast ALIAS attn_fast)
 # include/ comes with attn_io; finite_values.hpp (src/common): one non-finite message for both paths.

@@ -59,6 +59,7 @@ add_executable(attn_tests
   tests/test_fast_kernels.cpp
   tests/test_fast_tile_products.cpp
   tests/test_fast_rope.cpp
+  tests/test_fast_decode.cpp
   tests/test_npy.cpp
   tests/test_npy_bytes.cpp
   tests/test_npy_write.cpp

@@ -4,6 +4,8 @@
 // tested here (benchmarks never are): tiny shapes, one call.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "support/run_command.hpp"
@@ -67,8 +69,8 @@ TEST_CASE("cli - bench refuses bad options with exit 2 and a message naming the 
         {{"bench", "mha", "--threads", "0"}, "--threads must be at least 1 (got 0)"},
         {{"bench", "mha", "--threads=-2"}, "--threads must be at least 1 (got -2)"},
         {{"bench", "mha", "--repeat", "0"}, "--repeat must be at least 1 (got 0)"},
-        {{"bench", "mha", "--d-ff", "64"}, "--d-ff applies to encoder-layer only"},
-        {{"bench", "attention"}, "unknown module 'attention'; the modules are: mha, encoder-layer"},
+        {{"bench", "mha", "--d-ff", "64"}, "--d-ff applies to encoder-layer and decode only"},
+        {{"bench", "attention"}, "unknown module 'attention'; the modules are: mha, encoder-layer, decode"},
         {{"bench", "mha", "--rope", "spiral\x1b[31m"}, "--rope spiral"},
         {{"bench", "encoder-layer", "--rope", "halves"}, "--rope applies to mha only"},
         {{"bench", "mha", "--d-model", "6", "--heads", "2", "--rope", "pairs"}, "even d_k = d_model / heads"},
@@ -103,4 +105,66 @@ TEST_CASE("cli - bench prints one JSON object with the documented keys", "[cli][
     CHECK_THAT(table.out, Catch::Contains("attn bench encoder-layer · float32 · B 1, T 4, D 8, h 2, F 16 · 2 threads") &&
                               Catch::Contains("GFLOP/s") && Catch::Contains("peak RSS"));
     CHECK_THAT(run_attn({"bench", "--help"}).out, Catch::Contains("encoder-layer") && Catch::Contains("--d-ff 2048"));
+}
+
+TEST_CASE("cli - bench decode generates tokens with the cache and reports tokens per second", "[cli][bench][fast_decode]") {
+    // A tiny decoder: 2 layers, D 8, h 4 with 2 K/V heads, 5 tokens over a memory of 3. The output
+    // is checked, not the speed: tokens_per_s = tokens / min_ms, as printed.
+    const auto r = run_attn({"bench", "decode", "--layers", "2", "--d-model", "8", "--heads", "4", "--kv-heads", "2",
+                             "--d-ff", "16", "--memory", "3", "--tokens", "5", "--threads", "2", "--repeat", "2",
+                             "--warmup", "0", "--json"});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::StartsWith("{\"module\": \"decode\", \"shape\": {\"batch\": 1, \"layers\": 2, \"d_model\": 8, "
+                                        "\"heads\": 4, \"kv_heads\": 2, \"d_ff\": 16, \"memory\": 3, \"tokens\": 5}") &&
+                          Catch::EndsWith("}\n"));
+    for (const std::string key : {"\"threads\": 2", "\"repeat\": 2", "\"warmup\": 0", "\"min_ms\": ", "\"median_ms\": ",
+                                  "\"tokens_per_s\": ", "\"ms_per_token\": ", "\"memory_ms\": ", "\"weights_gb_per_s\": ",
+                                  "\"cache_mb\": ", "\"peak_rss_mb\": ", "\"cpu_model\": \"", "\"sgemm_gflops\": "}) {
+        CHECK_THAT(r.out, Catch::Contains(key));
+    }
+    // The numbers agree with each other: tokens_per_s = 5 / (min_ms / 1000), within the rounding
+    // of min_ms to 3 decimals (a tiny run takes well under a millisecond) and of tokens_per_s to 2.
+    auto number = [&](const std::string& key) {
+        const auto at = r.out.find("\"" + key + "\": ");
+        REQUIRE(at != std::string::npos);
+        return std::stod(r.out.substr(at + key.size() + 4));
+    };
+    const double min_ms = number("min_ms"), expected = 5000.0 / min_ms;
+    INFO("min_ms " << min_ms << " tokens_per_s " << number("tokens_per_s") << " expected " << expected);
+    CHECK(std::abs(number("tokens_per_s") - expected) <= expected * 0.0005 / std::max(min_ms - 0.0005, 1e-9) + 0.005);
+    const auto table = run_attn({"bench", "decode", "--layers", "1", "--d-model", "8", "--heads", "2", "--d-ff", "8",
+                                 "--memory", "4", "--tokens", "3", "--threads", "1", "--repeat", "1"});
+    CHECK(table.exit_code == 0);
+    CHECK_THAT(table.out, Catch::Contains("attn bench decode · float32 · B 1, L 1, D 8, h 2, g 2, F 8, S 4 · 3 tokens · "
+                                          "1 thread · 1 timed generation after 1 warm-up generation") &&
+                              Catch::Contains("  tokens/s  ") && Catch::Contains("  machine   ") &&
+                              Catch::Contains("the cache holds"));
+    CHECK_THAT(run_attn({"bench", "--help"}).out, Catch::Contains("decode") && Catch::Contains("--kv-heads") &&
+                                                      Catch::Contains("--memory 512 --tokens 512"));
+}
+
+TEST_CASE("cli - bench decode refuses bad options with exit 2 and names them", "[cli][bench][errors][fast_decode]") {
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"bench", "decode", "--heads", "8", "--kv-heads", "3"}, "--kv-heads 3 does not divide --heads 8"},
+        {{"bench", "decode", "--d-model", "10", "--heads", "4"}, "--heads 4 does not divide --d-model 10"},
+        {{"bench", "decode", "--tokens", "0"}, "--tokens must be at least 1 (got 0)"},
+        {{"bench", "decode", "--memory=-1"}, "--memory must be at least 1 (got -1)"},
+        {{"bench", "decode", "--layers", "0"}, "--layers must be at least 1 (got 0)"},
+        {{"bench", "decode", "--kv-heads", "0"}, "--kv-heads must be at least 1 (got 0)"},
+        {{"bench", "decode", "--repeat", "0"}, "--repeat must be at least 1 (got 0)"},
+        {{"bench", "decode", "--seq", "4"}, "--seq does not apply to decode"},
+        {{"bench", "decode", "--causal"}, "--causal does not apply to decode"},
+        {{"bench", "mha", "--tokens", "4"}, "--tokens applies to decode only, not to mha"},
+        {{"bench", "encoder-layer", "--kv-heads", "2"}, "--kv-heads applies to decode only, not to encoder-layer"},
+        {{"bench", "decode", "--tokens", "100000000", "--layers", "100"}, "the limit is 8 GiB"},
+    };
+    for (const auto& [arguments, message] : cases) {
+        const auto r = run_attn(arguments);
+        INFO(arguments[2] << " " << message << "\n" << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains(message));
+        CHECK(r.out.empty());
+    }
+    CHECK(run_attn({"bench", "decode", "--kv-heads", "two"}).exit_code == 2);  // the parser's own message
 }

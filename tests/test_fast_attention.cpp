@@ -21,11 +21,15 @@
 #include "attn/npy.hpp"
 #include "fast/simd.hpp"
 #include "support/fixtures.hpp"
+#include "support/float_fixtures.hpp"
 #include "support/tensor_match.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
+using attn::testing::load;
+using attn::testing::load_float;
+using attn::testing::load_if_present;
 constexpr double pytorch_absolute = 1e-5, pytorch_relative = 1e-4;
 // The baseline kernels have no fused multiply-add (x86-64 before AVX2; two roundings per product
 // term), and scores in the hundreds turn a score's rounding into a weight's: on the
@@ -34,34 +38,6 @@ constexpr double pytorch_absolute = 1e-5, pytorch_relative = 1e-4;
 constexpr double baseline_absolute = 1e-4;
 double absolute_for(attn::fast::detail::Simd simd) {
     return simd == attn::fast::detail::Simd::baseline ? baseline_absolute : pytorch_absolute;
-}
-
-// A float32 fixture file as a float32 tensor; false when the file holds float64 (a case for the
-// lesson path only).
-template <std::size_t N>
-bool load_float(const fs::path& path, xt::xtensor<float, N>& tensor) {
-    const attn::NpyArray array = attn::read_npy(path.string());
-    if (array.dtype != attn::NpyDtype::float32) return false;
-    INFO(path.string());
-    REQUIRE(array.shape.size() == N);
-    std::array<std::size_t, N> shape;
-    std::copy(array.shape.begin(), array.shape.end(), shape.begin());
-    tensor = xt::xtensor<float, N>::from_shape(shape);
-    std::copy(array.values.begin(), array.values.end(), tensor.begin());
-    return true;
-}
-
-template <std::size_t N>
-xt::xtensor<float, N> load(const fs::path& path) {
-    xt::xtensor<float, N> tensor;
-    REQUIRE(load_float(path, tensor));
-    return tensor;
-}
-
-template <std::size_t N>
-std::optional<xt::xtensor<float, N>> load_if_present(const fs::path& path) {
-    if (!fs::exists(path)) return std::nullopt;
-    return load<N>(path);
 }
 
 // The fast path's cases: float32, top-left causal mask (the only alignment it offers).

@@ -6,10 +6,13 @@
 //   attn/fast/multi_head_attention.hpp multi_head_attention: weights kept, or lesson 7's tiled
 //                                      online softmax when need_weights is false
 //   attn/fast/encoder_layer.hpp        transformer_encoder_layer (always tiled)
+//   attn/fast/decoder.hpp              IncrementalDecoder: generating tokens with a K/V cache
+//                                      (self- and cross-attention, grouped-query attention)
 //
 // How it is built and what it measures: docs/performance.md.
 #pragma once
 
+#include "attn/fast/decoder.hpp"
 #include "attn/fast/encoder_layer.hpp"
 #include "attn/fast/machine.hpp"
 #include "attn/fast/multi_head_attention.hpp"

@@ -32,6 +32,7 @@
 #include "attn/fast.hpp"
 #include "attn/printable.hpp"
 #include "attn/rotary.hpp"
+#include "cli/bench_support.hpp"
 #include "cli/commands.hpp"
 #include "tutor/find_by_name.hpp"
 #include "tutor/language.hpp"
@@ -56,6 +57,8 @@ const std::vector<BenchModule>& bench_modules() {
          300, 768, 8, 0},
         {"encoder-layer", N_("nn.TransformerEncoderLayer, post-norm, relu, dropout 0 (its attention always tiled)"), 8, 128,
          512, 8, 2048},
+        {"decode", N_("nn.TransformerDecoder generating tokens with a K/V cache (post-norm, relu); --kv-heads: grouped-query"),
+         1, 0, 512, 8, 2048},
     };
     return modules;
 }
@@ -64,53 +67,11 @@ const BenchModule& find_bench_module(const std::string& name) {
     return tutor::find_by_name(bench_modules(), name, "module");
 }
 
-std::size_t size_option(const char* flag, const std::optional<long long>& value, std::size_t fallback) {
-    if (!value) return fallback;
-    if (*value < 1) throw InputError(trf("{1} must be at least {2} (got {3})", {flag, "1", std::to_string(*value)}));
-    return static_cast<std::size_t>(*value);
-}
-
-template <std::size_t N>
-xt::xtensor<float, N> random_tensor(std::mt19937& generator, const std::array<std::size_t, N>& shape, float low,
-                                    float high) {
-    std::uniform_real_distribution<float> uniform(low, high);
-    auto t = xt::xtensor<float, N>::from_shape(shape);
-    for (auto& v : t) v = uniform(generator);
-    return t;
-}
-
-// nn.Linear's default initialisation range, so that activations stay of order 1.
-fast::AttentionParameters random_attention(std::mt19937& generator, std::size_t D) {
-    const float bound = 1.0f / std::sqrt(float(D));
-    fast::AttentionParameters p;
-    p.w_q = random_tensor<2>(generator, {D, D}, -bound, bound);
-    p.w_k = random_tensor<2>(generator, {D, D}, -bound, bound);
-    p.w_v = random_tensor<2>(generator, {D, D}, -bound, bound);
-    p.b_q = random_tensor<1>(generator, {D}, -bound, bound);
-    p.b_k = random_tensor<1>(generator, {D}, -bound, bound);
-    p.b_v = random_tensor<1>(generator, {D}, -bound, bound);
-    p.w_o = random_tensor<2>(generator, {D, D}, -bound, bound);
-    p.b_o = random_tensor<1>(generator, {D}, -bound, bound);
-    return p;
-}
-
-double peak_rss_mb() {
-    struct rusage usage {};
-    getrusage(RUSAGE_SELF, &usage);
-    return double(usage.ru_maxrss) / 1024.0;  // Linux reports kilobytes
-}
-
 struct Timing {
     double min_ms = 0, median_ms = 0;
     double min_cpu_ms = 0;         // the least CPU time of the whole process (all its threads) for one call
     fast::AttentionWork work;      // what the fastest call's attention computed, and its parts' times
 };
-
-double process_cpu_ms() {
-    timespec now{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
-    return double(now.tv_sec) * 1e3 + double(now.tv_nsec) / 1e6;
-}
 
 // call() returns the AttentionWork of the call it made.
 template <class Call>
@@ -134,23 +95,6 @@ Timing time_calls(std::size_t warmup, std::size_t repeat, const Call& call) {
     double least_cpu = calls.front().cpu_ms;
     for (const auto& c : calls) least_cpu = std::min(least_cpu, c.cpu_ms);
     return {calls.front().wall_ms, median, least_cpu, calls.front().work};
-}
-
-// A string as a JSON string's contents (the CPU model is printable already; quotes and
-// backslashes remain).
-std::string json_escaped(const std::string& text) {
-    std::string out;
-    for (const char c : text) {
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
-    }
-    return out;
-}
-
-std::string fixed(double value, int decimals) {
-    std::ostringstream text;
-    text << std::fixed << std::setprecision(decimals) << value;
-    return text.str();
 }
 
 // The run's shape and settings, every option checked.
@@ -186,7 +130,7 @@ BenchRun checked_run(const BenchOptions& options, const BenchModule& module, con
     run.T = size_option("--seq", options.seq, module.seq);
     run.D = size_option("--d-model", options.d_model, module.d_model);
     run.h = size_option("--heads", options.heads, module.heads);
-    if (!run.encoder && options.d_ff) throw InputError(trf("--d-ff applies to encoder-layer only, not to {1}", {module.name}));
+    if (!run.encoder && options.d_ff) throw InputError(trf("--d-ff applies to encoder-layer and decode only, not to {1}", {module.name}));
     if (run.encoder && options.no_weights) {
         throw InputError(tr("--no-weights applies to mha only: encoder-layer never keeps its attention weights"));
     }
@@ -196,14 +140,15 @@ BenchRun checked_run(const BenchOptions& options, const BenchModule& module, con
                              {std::to_string(run.h), std::to_string(run.D)}));
     }
     run.threads = size_option("--threads", options.threads, static_cast<std::size_t>(machine.physical_cores));
-    if (options.repeat < 1) throw InputError(trf("{1} must be at least {2} (got {3})", {"--repeat", "1", std::to_string(options.repeat)}));
-    if (options.warmup < 0) throw InputError(trf("{1} must be at least {2} (got {3})", {"--warmup", "0", std::to_string(options.warmup)}));
+    const long long repeat = options.repeat.value_or(10), warmup = options.warmup.value_or(1);
+    if (repeat < 1) throw InputError(trf("{1} must be at least {2} (got {3})", {"--repeat", "1", std::to_string(repeat)}));
+    if (warmup < 0) throw InputError(trf("{1} must be at least {2} (got {3})", {"--warmup", "0", std::to_string(warmup)}));
     if (run.threads > 1024) throw InputError(trf("{1} must be at most {2} (got {3})", {"--threads", "1024", std::to_string(run.threads)}));
     run.weights = !run.encoder && !options.no_weights;
     run.causal = options.causal;
     run.rope = checked_rope(options, run);
-    run.repeat = static_cast<std::size_t>(options.repeat);
-    run.warmup = static_cast<std::size_t>(options.warmup);
+    run.repeat = static_cast<std::size_t>(repeat);
+    run.warmup = static_cast<std::size_t>(warmup);
     return run;
 }
 
@@ -243,7 +188,7 @@ void refuse_over_memory_limit(const std::string& module, const BenchRun& run, co
 }
 
 Timing time_multi_head_attention(const BenchRun& run, std::mt19937& generator, const fast::Tensor3& x) {
-    const fast::AttentionParameters p = random_attention(generator, run.D);
+    const fast::AttentionParameters p = random_attention(generator, run.D, run.D);
     fast::AttentionOptions fast_options;
     fast_options.heads = run.h;
     fast_options.need_weights = run.weights;
@@ -263,7 +208,7 @@ Timing time_multi_head_attention(const BenchRun& run, std::mt19937& generator, c
 Timing time_encoder_layer(const BenchRun& run, std::mt19937& generator, const fast::Tensor3& x) {
     const std::size_t D = run.D, F = run.F;
     fast::EncoderLayerParameters p;
-    p.attention = random_attention(generator, D);
+    p.attention = random_attention(generator, D, D);
     const float bound1 = 1.0f / std::sqrt(float(D)), bound2 = 1.0f / std::sqrt(float(F));
     p.linear1_weight = random_tensor<2>(generator, {F, D}, -bound1, bound1);
     p.linear1_bias = random_tensor<1>(generator, {F}, -bound1, bound1);
@@ -323,10 +268,7 @@ void print_json(const std::string& module, const BenchRun& run, const fast::Mach
               << ", \"output_ms\": " << fixed(work.output_seconds * 1e3, 3)
               << ", \"tiles_computed\": " << work.tiles_computed << ", \"tiles_skipped\": " << work.tiles_skipped
               << ", \"peak_rss_mb\": " << fixed(rates.rss_mb, 1) << ", \"tensor_mb\": " << fixed(rates.tensor_mb, 1)
-              << ", \"parameter_mb\": " << fixed(rates.parameter_mb, 1) << ", \"cpu_model\": \""
-              << json_escaped(machine.cpu_model) << "\", \"physical_cores\": " << machine.physical_cores
-              << ", \"logical_cpus\": " << machine.logical_cpus << ", \"kernels\": \"" << machine.kernels
-              << "\", \"blas\": \"" << json_escaped(machine.blas) << "\", \"sgemm_gflops\": " << fixed(rates.sgemm, 2) << "}\n";
+              << ", \"parameter_mb\": " << fixed(rates.parameter_mb, 1) << ", " << machine_json(machine, rates.sgemm) << "}\n";
 }
 
 // The first two lines: what was run, and on what machine.
@@ -339,17 +281,8 @@ void print_run_and_machine(const std::string& module, const BenchRun& run, const
               << trn("{1} timed call", "{1} timed calls", static_cast<unsigned long>(run.repeat), {std::to_string(run.repeat)}) << " "
               << trn("after {1} warm-up call", "after {1} warm-up calls", static_cast<unsigned long>(run.warmup),
                      {std::to_string(run.warmup)})
-              << "\n"
-              << "  " << trf("machine   {1} · {2} · kernels {3}",
-                             {machine.cpu_model,
-                              trn("{1} physical core", "{1} physical cores", static_cast<unsigned long>(machine.physical_cores),
-                                  {std::to_string(machine.physical_cores)}) +
-                                  ", " +
-                                  trn("{1} CPU", "{1} CPUs", static_cast<unsigned long>(machine.logical_cpus),
-                                      {std::to_string(machine.logical_cpus)}),
-                              machine.kernels})
-              << "\n"
-              << "  " << trf("BLAS      {1}", {machine.blas}) << "\n";
+              << "\n";
+    print_machine(machine);
 }
 
 void print_text(const std::string& module, const BenchRun& run, const fast::MachineDescription& machine, const Timing& timing,
@@ -382,6 +315,10 @@ void print_text(const std::string& module, const BenchRun& run, const fast::Mach
 std::string describe_bench_modules() {
     std::string text = tr("Modules (default shape):") + "\n";
     for (const auto& m : bench_modules()) {
+        if (m.name == "decode") {
+            text += "  " + m.name + "  " + tr(m.summary) + "\n    " + describe_bench_decode() + "\n";
+            continue;
+        }
         text += "  " + m.name + "  " + tr(m.summary) + "\n    --batch " + std::to_string(m.batch) + " --seq " +
                 std::to_string(m.seq) + " --d-model " + std::to_string(m.d_model) + " --heads " +
                 std::to_string(m.heads) + (m.d_ff ? " --d-ff " + std::to_string(m.d_ff) : std::string()) + "\n";
@@ -391,6 +328,12 @@ std::string describe_bench_modules() {
 
 int run_bench(const GlobalOptions&, const BenchOptions& options) {
     const BenchModule& module = find_bench_module(options.module);
+    if (module.name == "decode") return run_bench_decode(options);
+    for (const auto& [flag, given] : {std::pair<const char*, bool>{"--layers", options.layers.has_value()},
+                                      {"--kv-heads", options.kv_heads.has_value()}, {"--memory", options.memory.has_value()},
+                                      {"--tokens", options.tokens.has_value()}}) {
+        if (given) throw InputError(trf("{1} applies to decode only, not to {2}", {flag, module.name}));
+    }
     const fast::MachineDescription machine = fast::describe_machine();
     const BenchRun run = checked_run(options, module, machine);
     const Footprint counted = footprint(run);

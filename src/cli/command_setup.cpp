@@ -299,8 +299,8 @@ CLI::App* setup_progress(CLI::App& app, ProgressOptions&) {
 }
 
 CLI::App* setup_bench(CLI::App& app, BenchOptions& options) {
-    auto* command = app.add_subcommand("bench", tr("Time the float32 fast path (multi-head attention, encoder layer) on random inputs"));
-    command->add_option("module", options.module, tr("mha or encoder-layer (listed below)"))->required();
+    auto* command = app.add_subcommand("bench", tr("Time the float32 fast path (multi-head attention, encoder layer, decoding) on random inputs"));
+    command->add_option("module", options.module, tr("mha, encoder-layer or decode (listed below)"))->required();
     // Sizes are only recorded when given, so that each module keeps its own default shape.
     auto size = [command](const char* flag, std::optional<long long>& field, const std::string& help) {
         command->add_option_function<long long>(flag, [&field](const long long& value) { field = value; }, help);
@@ -309,11 +309,14 @@ CLI::App* setup_bench(CLI::App& app, BenchOptions& options) {
     size("--seq", options.seq, tr("T, tokens per sequence (self-attention: S = T)"));
     size("--d-model", options.d_model, tr("D, the model width"));
     size("--heads", options.heads, tr("h, the number of heads; must divide D"));
-    size("--d-ff", options.d_ff, tr("F, the feed-forward width (encoder-layer)"));
+    size("--d-ff", options.d_ff, tr("F, the feed-forward width (encoder-layer, decode)"));
     size("--threads", options.threads, tr("Worker threads (default: every core)"));
-    command->add_option("--repeat", options.repeat, tr("Timed calls after the warm-up calls"))->capture_default_str();
-    command->add_option("--warmup", options.warmup, tr("Untimed calls first (they size the buffers); 0 for one cold call"))
-        ->capture_default_str();
+    size("--layers", options.layers, tr("L, decoder layers (decode)"));
+    size("--kv-heads", options.kv_heads, tr("g, K/V heads, each shared by h / g query heads; must divide h (decode; default h)"));
+    size("--memory", options.memory, tr("S, positions of the encoder's output attended by cross-attention (decode)"));
+    size("--tokens", options.tokens, tr("N, tokens generated, one step each (decode)"));
+    size("--repeat", options.repeat, tr("Timed calls after the warm-up calls (default 10; decode: timed generations, default 3)"));
+    size("--warmup", options.warmup, tr("Untimed calls first (they size the buffers); 0 for one cold call (default 1)"));
     command->add_flag("--no-weights", options.no_weights,
                       tr("mha: need_weights = false, the tiled online softmax: no (B, h, T, S) weights are held"));
     command->add_flag("--causal", options.causal, tr("The causal mask: query t sees keys 0 ... t; skipped tiles are not counted"));
@@ -321,7 +324,8 @@ CLI::App* setup_bench(CLI::App& app, BenchOptions& options) {
                         tr("mha: RoPE on each head's Q and K, layout halves (Hugging Face's rotate_half) or pairs "
                            "(GPT-J's rotate_every_two), base 10000"));
     command->add_flag("--json", options.json,
-                      tr("Print one JSON object: module, shape, threads, min_ms, median_ms, gflops, attention_gflops, peak_rss_mb, ..."));
+                      tr("Print one JSON object: module, shape, threads, min_ms, median_ms, gflops, attention_gflops, peak_rss_mb, ... "
+                         "(decode: tokens_per_s, ms_per_token, memory_ms, weights_gb_per_s)"));
     command->footer(describe_bench_modules() +
                     tr("GFLOP/s counts the matrix products computed (2 per multiply-add; causal: the tiles computed), at the min time.\n"
                        "Exit code 0 on success, 2 on bad options."));

@@ -92,18 +92,23 @@ struct ProgressOptions {};
 int run_progress(const GlobalOptions& global, const ProgressOptions& options);
 
 struct BenchOptions {
-    std::string module;                                   // mha | encoder-layer
+    std::string module;                                   // mha | encoder-layer | decode
     std::optional<long long> batch, seq, d_model, heads;  // absent: the module's default shape
-    std::optional<long long> d_ff;                        // encoder-layer only
+    std::optional<long long> d_ff;                        // encoder-layer and decode
+    std::optional<long long> layers, kv_heads, memory, tokens;  // decode only
     std::optional<long long> threads;                     // absent: every core
-    long long repeat = 10;                                // timed calls after the warm-up calls
-    long long warmup = 1;                                 // untimed calls first (sizing the buffers)
+    std::optional<long long> repeat;                      // timed calls after the warm-up calls (decode: generations)
+    std::optional<long long> warmup;                      // untimed calls first (sizing the buffers)
     bool no_weights = false;                              // mha: need_weights = false, the tiled path
     bool causal = false;                                  // the causal mask (top-left)
     std::string rope;                                     // mha: --rope halves|pairs, RoPE on Q and K; empty: none
     bool json = false;
 };
 int run_bench(const GlobalOptions& global, const BenchOptions& options);
+/// `attn bench decode` (command_bench_decode.cpp), called by run_bench.
+int run_bench_decode(const BenchOptions& options);
+/// The decode module's line of `attn bench --help`.
+std::string describe_bench_decode();
 
 /// The text that `attn bench --help` adds after the options: the modules and their default shapes.
 std::string describe_bench_modules();

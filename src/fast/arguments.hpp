@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 
+#include "attn/fast/decoder.hpp"
 #include "attn/fast/encoder_layer.hpp"
 #include "attn/fast/multi_head_attention.hpp"
 
@@ -31,5 +32,17 @@ void check_attention_arguments(const std::string& function, const Tensor3& query
 /// Returns F.
 std::size_t check_encoder_arguments(const std::string& function, const Tensor3& x,
                                     const EncoderLayerParameters& parameters, const EncoderLayerOptions& options);
+
+/// The sizes of an incremental decoder, once its arguments are checked.
+struct DecoderSizes {
+    std::size_t B, S, D, F, heads, kv_heads, d_k;
+};
+
+/// IncrementalDecoder's arguments: at least one layer; every layer's shapes (named
+/// layers[i].self_attention.w_k, …; w_k, w_v, b_k, b_v (g·d_k, D) and (g·d_k)), the same in every
+/// layer; memory (B, S, D); h dividing D, g dividing h; w_o present; eps > 0; capacity ≥ 1; the
+/// final norm (D).
+DecoderSizes check_decoder_arguments(const std::string& function, const std::vector<DecoderLayerParameters>& layers,
+                                     const DecoderOptions& options, const Tensor3& memory, std::size_t capacity);
 
 }  // namespace attn::fast::detail

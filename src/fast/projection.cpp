@@ -36,4 +36,29 @@ void project(const float* x, std::size_t rows, std::size_t in, const Matrix& wei
     });
 }
 
+void project_together(const std::vector<Product>& products, std::size_t rows, WorkerPool& pool) {
+    // Blocks of output rows: a multiple of 16 (OpenBLAS's blocking), about one per worker per product.
+    const std::size_t parts = pool.size();
+    pool.run(products.size() * parts, [&](std::size_t task, std::size_t) {
+        const Product& p = products[task / parts];
+        const std::size_t part = task % parts, out = p.weight->shape(0), in = p.weight->shape(1);
+        const std::size_t begin = part == 0 ? 0 : (out * part / parts) / 16 * 16;
+        const std::size_t end = part + 1 == parts ? out : (out * (part + 1) / parts) / 16 * 16;
+        if (end <= begin) return;
+        const float beta = p.bias != nullptr ? 1.0f : 0.0f;
+        const float* weight = p.weight->data() + begin * in;
+        if (p.bias != nullptr) {
+            for (std::size_t r = 0; r < rows; ++r) std::memcpy(p.y + r * out + begin, p.bias + begin, (end - begin) * sizeof(float));
+        }
+        if (rows == 1) {
+            cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(end - begin), static_cast<int>(in), 1.0f, weight,
+                        static_cast<int>(in), p.x, 1, beta, p.y + begin, 1);
+        } else {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows), static_cast<int>(end - begin),
+                        static_cast<int>(in), 1.0f, p.x, static_cast<int>(in), weight, static_cast<int>(in), beta,
+                        p.y + begin, static_cast<int>(out));
+        }
+    });
+}
+
 }  // namespace attn::fast::detail

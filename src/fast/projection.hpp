@@ -10,10 +10,12 @@
 // Shapes: x (rows, in) row-major · weight (out, in) as nn.Linear stores it · bias (out) · y (rows, out)
 //
 //   project(x, rows, D, w_q, b_q_or_null, q, pool);
+//   project_together({{x, &w_q, b_q, q}, {x, &w_k, b_k, k}, {x, &w_v, b_v, v}}, B, pool);
 #pragma once
 
 #include <cstddef>
 #include <optional>
+#include <vector>
 
 #include "attn/fast/tensor.hpp"
 #include "thread_pool.hpp"
@@ -23,6 +25,21 @@ namespace attn::fast::detail {
 /// y (rows, out) = x (rows, in) · weightᵀ + bias; bias may be null (no bias).
 void project(const float* x, std::size_t rows, std::size_t in, const Matrix& weight, const float* bias, float* y,
              WorkerPool& pool);
+
+/// One product of project_together: y (rows, out) = x (rows, in) · weightᵀ + bias (bias may be null).
+struct Product {
+    const float* x;
+    const Matrix* weight;  // (out, in)
+    const float* bias;
+    float* y;
+};
+
+/// The same product for a few rows (one generated token per sequence), where splitting by rows
+/// leaves threads idle: each product's *output* rows are split over the workers instead, every
+/// block one sgemv (rows = 1) or sgemm call reading its block of the weight once. All products
+/// are handed out in one job (e.g. a layer's Q, K and V), so that the workers wake once. Every
+/// product has `rows` rows.
+void project_together(const std::vector<Product>& products, std::size_t rows, WorkerPool& pool);
 
 /// The data of an optional vector, or null when it is absent.
 inline const float* data_or_null(const std::optional<Vector>& v) { return v ? v->data() : nullptr; }
