@@ -303,6 +303,27 @@ TEST_CASE("sandbox - each of lesson 8's mistakes made by independent code is nam
     }
 }
 
+// Every mistake exercise 9 names, made by a second, independent implementation
+// (tests/data/exercises/independent/decoder.cpp with one PLANTED_ macro).
+TEST_CASE("sandbox - each of lesson 9's mistakes made by independent code is named", "[exercises][sandbox][lesson09][slow]") {
+    const std::pair<const char*, const char*> traps[] = {
+        {"planted/causal_cross_attention.cpp", "your cross-attention hides memory positions with a causal mask"},
+        {"planted/queries_from_memory.cpp", "your cross-attention takes its queries from the memory"},
+        {"planted/memory_mask_ignored.cpp", "your cross-attention ignores the memory's padding mask"},
+        {"planted/cache_appended_after_use.cpp", "your decoding step attends over the cache before appending"},
+        {"planted/cache_top_left.cpp", "your decoding step aligns the causal mask top-left"},
+        {"planted/kv_heads_tiled.cpp", "your query heads share the K/V heads as `repeat` (a tile) shares them"},
+    };
+    for (const auto& [file, named] : traps) {
+        TempDir state;
+        const auto r = check(9, fixtures + file, state);
+        INFO(file << "\n" << r.out);
+        CHECK(r.exit_code == 1);
+        CHECK_THAT(attn::testing::unwrapped(r.out), Catch::Contains("Your numbers match a classic mistake in every case that can tell it apart: ") &&
+                                                        Catch::Contains(named));
+    }
+}
+
 ATTN_PER_LESSON_TEST("a correct implementation passes its exercise through attn exercise", "[exercises][sandbox][slow]",
                      correct_implementation_passes, attn::testing::with_exercise)
 
