@@ -54,18 +54,10 @@ MultiHeadAttentionResult right_cross(const CrossInputs& in) {
 CrossInputs random_cross(unsigned seed, std::size_t B, std::size_t T, std::size_t S, std::size_t D, std::size_t heads,
                          const std::vector<std::size_t>& lengths, bool with_b_o = true, bool overflowing = false) {
     RandomInputs draw(seed);
-    const double weight_spread = 2.0 / std::sqrt(double(D));  // scores near 1: softmaxes that are not one-hot
     CrossInputs in;
     in.tgt = draw.normal<Tensor3>({B, T, D});
     in.memory = draw.normal<Tensor3>({B, S, D});
-    in.weights.w_q = draw.normal<Matrix>({D, D}, weight_spread);
-    in.weights.w_k = draw.normal<Matrix>({D, D}, weight_spread);
-    in.weights.w_v = draw.normal<Matrix>({D, D}, weight_spread);
-    in.weights.b_q = draw.normal<Vector>({D}, 0.5);
-    in.weights.b_k = draw.normal<Vector>({D}, 0.5);
-    in.weights.b_v = draw.normal<Vector>({D}, 0.5);
-    in.weights.w_o = draw.normal<Matrix>({D, D}, weight_spread);
-    if (with_b_o) in.weights.b_o = draw.normal<Vector>({D}, 0.5);
+    in.weights = random_attention_weights(draw, D, true, with_b_o);
     in.heads = heads;
     in.memory_mask = Matrix::from_shape({B, S});
     for (std::size_t b = 0; b < B; ++b)
