@@ -62,12 +62,16 @@ add_library(attn
   src/lib/scaled_dot_product_attention.cpp
   src/lib/online_softmax_attention.cpp
   src/lib/multi_head_attention.cpp
+  src/lib/kv_cache.cpp
+  src/lib/decoder_step.cpp
+  src/lib/generation.cpp
   src/lib/layer_norm.cpp
   src/lib/embedding.cpp
   src/lib/positions.cpp
   src/lib/rotary.cpp
   src/lib/feed_forward.cpp
   src/lib/encoder_layer.cpp
+  src/lib/decoder_layer.cpp
 )
 add_library(attn::attn ALIAS attn)
 # include/ comes with attn_io; src/common holds finite_values.hpp, shared with the fast path.

@@ -19,6 +19,7 @@ add_executable(attn_tests
   tests/support/per_lesson.cpp
   tests/support/lesson_runs.cpp
   tests/support/npy_bytes.cpp
+  tests/support/state_dict.cpp
   tests/test_shape.cpp
   tests/test_matmul.cpp
   tests/test_check.cpp
@@ -31,12 +32,16 @@ add_executable(attn_tests
   tests/test_scaled_dot_product_attention.cpp
   tests/test_online_softmax_attention.cpp
   tests/test_multi_head_attention.cpp
+  tests/test_grouped_query_attention.cpp
+  tests/test_kv_cache.cpp
+  tests/test_generation.cpp
   tests/test_layer_norm.cpp
   tests/test_embedding.cpp
   tests/test_positions.cpp
   tests/test_rotary.cpp
   tests/test_feed_forward.cpp
   tests/test_encoder_layer.cpp
+  tests/test_decoder_layer.cpp
   tests/support/fast_inputs.cpp
   tests/test_fast_attention.cpp
   tests/test_fast_multi_head_attention.cpp

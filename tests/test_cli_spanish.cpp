@@ -128,9 +128,9 @@ TEST_CASE("cli spanish - CLI11's usage errors in Spanish", "[cli][language]") {
 TEST_CASE("cli spanish - unknown lesson, exercise, command, module and language, in Spanish", "[cli][language]") {
     TempDir state;
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-        {{"lesson", "9"}, "attn: error: lección desconocida «9»; las lecciones son: 1 dot-product, 2 luong"},
+        {{"lesson", "77"}, "attn: error: lección desconocida «77»; las lecciones son: 1 dot-product, 2 luong"},
         {{"check", "luong", "nine"}, "attn: error: lección desconocida «nine»; las lecciones son: 1 dot-product"},
-        {{"exercise", "9"}, "attn: error: ejercicio desconocido «9»; los ejercicios son: 1 dot-product"},
+        {{"exercise", "77"}, "attn: error: ejercicio desconocido «77»; los ejercicios son: 1 dot-product"},
         {{"frobnicate"}, "attn: error: comando desconocido «frobnicate»; los comandos son: list, lesson"},
         {{"compute", "mah", "--in", "x", "--out", "y"}, "attn: error: módulo desconocido «mah»; los módulos son: dot, luong"},
         {{"bench", "mah"}, "attn: error: módulo desconocido «mah»; los módulos son: mha, encoder-layer"},

@@ -21,8 +21,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "data" / "compute"
 
 
-def save_case(name, inputs, outputs):
-    folder = OUT / name
+def save_case(name, inputs, outputs, out=OUT):
+    folder = out / name
     shutil.rmtree(folder, ignore_errors=True)
     for sub, tensors in (("in", inputs), ("expected", outputs)):
         (folder / sub).mkdir(parents=True)
@@ -112,11 +112,11 @@ def bahdanau_cases():
         save_case(f"bahdanau-{case}", inputs, bahdanau_reference(**inputs))
 
 
-def save_options(name, **options):
+def save_options(name, out=OUT, **options):
     """MODULE-CASE/options.txt: one `name=value` per line (heads=2, causal=1,
     causal_alignment=bottom-right), read by the tests. Flags are written 0/1, names as they are."""
     text = "".join(f"{key}={value if isinstance(value, str) else int(value)}\n" for key, value in options.items())
-    (OUT / name / "options.txt").write_text(text)
+    (out / name / "options.txt").write_text(text)
 
 
 def future_keys(T, S, alignment):

@@ -17,6 +17,7 @@
 #include "06-encoder-layer/exercise/mistakes.hpp"
 #include "attn/encoder_layer.hpp"
 #include "tutor/lesson/lesson_registration.hpp"
+#include "tutor/lesson/seeded_uniform.hpp"
 #include "tutor/compute/named_weights.hpp"
 
 namespace attn::tutor {
@@ -106,20 +107,6 @@ NamedTensors encoder_example(const LessonInputs& inputs) {
     out["encoder_output"] = transformer_encoder(x, {weights, weights}, pre_norm,
                                                 std::make_pair(Vector(xt::ones<double>({D})), Vector(xt::zeros<double>({D}))));
     return out;
-}
-
-// center + bound · (2u − 1) with u = (r + 0.5) / 2³² for each raw draw r of the generator, in
-// row-major order: the recipe of the document's step 10, which the PyTorch reference follows with
-// numpy's RandomState (the same raw draws as std::mt19937), so both sides hold the same doubles.
-template <class Tensor>
-Tensor seeded_uniform(std::mt19937& generator, const typename Tensor::shape_type& shape, double bound,
-                      double center = 0.0) {
-    Tensor tensor = Tensor::from_shape(shape);
-    for (double& value : tensor) {
-        const double unit = (double(generator()) + 0.5) / 4294967296.0;
-        value = center + bound * (2.0 * unit - 1.0);
-    }
-    return tensor;
 }
 
 NamedTensors full_size_example(const LessonInputs& inputs) {

@@ -13,6 +13,7 @@ zero are that rounding noise and are written as 0."""
 import numpy as np
 import torch
 import torch.nn.functional as F
+from seeded import seeded_uniform
 
 
 def annotated_layer_norm(x, eps=1e-6):
@@ -95,15 +96,6 @@ def worked_layer(inputs):
         assert torch.allclose(encoder(x), stacked, atol=1e-10)
         out["encoder_output"] = stacked
     return out
-
-
-def seeded_uniform(generator, shape, bound, center=0.0):
-    """center + bound · (2u − 1), u = (r + 0.5) / 2³² for each raw 32-bit draw r of the generator, in
-    row-major order. numpy's RandomState(seed).randint(0, 2**32, dtype=uint32) gives the raw outputs
-    of std::mt19937(seed), which the lesson's program uses: the same numbers, bit for bit."""
-    raw = generator.randint(0, 2 ** 32, size=int(np.prod(shape)), dtype=np.uint32).astype(np.float64)
-    unit = (raw + 0.5) / 2.0 ** 32
-    return torch.from_numpy(center + bound * (2.0 * unit - 1.0)).reshape(shape)
 
 
 # The order and ranges of the full-size layer's tensors: (name, shape in letters, bound, center).

@@ -5,6 +5,7 @@
 // messages.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -16,5 +17,11 @@ namespace attn::detail {
 /// the scale is not a finite number ("function: the scale must be a finite number").
 void check_mask_and_scale(const std::string& function, const std::optional<Matrix>& attention_mask,
                           const std::optional<double>& scale);
+
+/// Grouped-query attention's two rules, for h heads of d_k = D / h (h already checked to divide D):
+/// InputError unless kv_heads g divides h (each K/V head serves h / g query heads), ShapeError
+/// naming `w_k_name` with its shape and (g·d_k, D) unless w_k has g·d_k rows.
+void check_kv_heads(const std::string& function, const std::string& w_k_name, const Matrix& w_k, std::size_t D,
+                    std::size_t heads, std::size_t kv_heads);
 
 }  // namespace attn::detail

@@ -36,16 +36,25 @@ void check_output_projection(const std::string& f, const MultiHeadAttentionWeigh
     require_output_projection_choice(f, w.no_output_projection, w.w_o.has_value(), w.b_o.has_value());
 }
 
+// g, the number of K/V heads: options.kv_heads, or h when it is 0 (ordinary multi-head attention).
+std::size_t kv_heads_of(const MultiHeadAttentionOptions& options, std::size_t heads) {
+    return options.kv_heads == 0 ? heads : options.kv_heads;
+}
+
 // Every rule of multi-head attention, checked before any arithmetic so that the message names the
-// argument at fault rather than the first product that fails.
+// argument at fault rather than the first product that fails. With g < h K/V heads, w_k, w_v, b_k
+// and b_v are (g·d_k, D) and (g·d_k): check_shapes makes them agree, check_kv_heads checks g·d_k.
 void check_arguments(const std::string& f, const Tensor3& query, const Tensor3& key, const Tensor3& value,
-                     const MultiHeadAttentionWeights& w, std::size_t heads, const AttentionOptions& options) {
+                     const MultiHeadAttentionWeights& w, std::size_t heads, const MultiHeadAttentionOptions& options) {
+    const bool grouped = kv_heads_of(options, heads) != heads;
+    const std::string kv_width = grouped ? "g·d_k" : "D";
     check_shapes(f, {{"query", query, "B,T,D"}, {"key", key, "B,S,D"}, {"value", value, "B,S,D"},
-                     {"w_q", w.w_q, "D,D"}, {"w_k", w.w_k, "D,D"}, {"w_v", w.w_v, "D,D"},
-                     {"b_q", w.b_q, "D"}, {"b_k", w.b_k, "D"}, {"b_v", w.b_v, "D"},
+                     {"w_q", w.w_q, "D,D"}, {"w_k", w.w_k, kv_width + ",D"}, {"w_v", w.w_v, kv_width + ",D"},
+                     {"b_q", w.b_q, "D"}, {"b_k", w.b_k, kv_width}, {"b_v", w.b_v, kv_width},
                      {"w_o", w.w_o, "D,D"}, {"b_o", w.b_o, "D"}, {"attention_mask", options.attention_mask, "B,S"}});
     check_output_projection(f, w);
     check_heads(f, query.shape(2), heads, "query " + shape_string(query.shape()));
+    detail::check_kv_heads(f, "w_k", w.w_k, query.shape(2), heads, kv_heads_of(options, heads));
     detail::check_mask_and_scale(f, options.attention_mask, options.scale);
     if (options.additive_mask) {
         check_additive_mask(f, *options.additive_mask, query.shape(0) * heads, "B·h", query.shape(1), key.shape(1));
@@ -93,6 +102,17 @@ Tensor4 split_heads(const Tensor3& x, std::size_t heads) {
         for (std::size_t j = 0; j < heads; ++j)
             for (std::size_t t = 0; t < T; ++t)
                 for (std::size_t i = 0; i < dk; ++i) out(b, j, t, i) = x(b, t, j * dk + i);
+    return out;
+}
+
+Tensor4 repeat_kv(const Tensor4& x, std::size_t n_rep) {
+    if (n_rep == 0) throw InputError("repeat_kv: n_rep must be at least 1");
+    const std::size_t B = x.shape(0), g = x.shape(1), S = x.shape(2), dk = x.shape(3);
+    Tensor4 out = Tensor4::from_shape({B, g * n_rep, S, dk});
+    for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t j = 0; j < g * n_rep; ++j)
+            for (std::size_t s = 0; s < S; ++s)
+                for (std::size_t i = 0; i < dk; ++i) out(b, j, s, i) = x(b, j / n_rep, s, i);  // interleaved, not tiled
     return out;
 }
 
@@ -156,23 +176,26 @@ Tensor3 output_projection(const Tensor3& context, const MultiHeadAttentionWeight
 
 MultiHeadAttentionResult multi_head_attention(const Tensor3& query, const Tensor3& key, const Tensor3& value,
                                               const MultiHeadAttentionWeights& w, std::size_t heads,
-                                              const AttentionOptions& options) {
+                                              const MultiHeadAttentionOptions& options) {
     const std::string f = "multi_head_attention";
     check_arguments(f, query, key, value, w, heads, options);
     const double scale = scale_for(options, query.shape(2) / heads);
+    const std::size_t kv_heads = kv_heads_of(options, heads), n_rep = heads / kv_heads;
 
     MultiHeadAttentionResult r;
     r.q = linear(query, w.w_q, w.b_q, "w_q");                       // q = query W_qᵀ + b_q   (B, T, D)
-    r.k = linear(key, w.w_k, w.b_k, "w_k");                         // k = key W_kᵀ + b_k     (B, S, D)
-    r.v = linear(value, w.w_v, w.b_v, "w_v");                       // v = value W_vᵀ + b_v   (B, S, D)
+    r.k = linear(key, w.w_k, w.b_k, "w_k");                         // k = key W_kᵀ + b_k     (B, S, g·d_k)
+    r.v = linear(value, w.w_v, w.b_v, "w_v");                       // v = value W_vᵀ + b_v   (B, S, g·d_k)
     require_finite_projections(f, r);
     r.q_heads = split_heads(r.q, heads);                            // (B, h, T, d_k)
-    r.k_heads = split_heads(r.k, heads);                            // (B, h, S, d_k)
-    r.v_heads = split_heads(r.v, heads);                            // (B, h, S, d_k)
-    r.scores = scale * matmul_transposed(r.q_heads, r.k_heads);     // q_j k_jᵀ / √d_k       (B, h, T, S)
+    r.k_heads = split_heads(r.k, kv_heads);                         // (B, g, S, d_k)
+    r.v_heads = split_heads(r.v, kv_heads);                         // (B, g, S, d_k)
+    const Tensor4 k_shared = n_rep == 1 ? r.k_heads : repeat_kv(r.k_heads, n_rep);  // (B, h, S, d_k)
+    const Tensor4 v_shared = n_rep == 1 ? r.v_heads : repeat_kv(r.v_heads, n_rep);  // (B, h, S, d_k)
+    r.scores = scale * matmul_transposed(r.q_heads, k_shared);      // q_j k_jᵀ / √d_k       (B, h, T, S)
     detail::require_finite_scores(f, r.scores, "q_heads", "k_heads");
     r.weights = softmax_last_axis(masked_scores(r.scores, options));
-    r.context_heads = matmul(r.weights, r.v_heads);                 // weights_j v_j          (B, h, T, d_k)
+    r.context_heads = matmul(r.weights, v_shared);                  // weights_j v_j          (B, h, T, d_k)
     detail::require_finite(f, "context_heads", r.context_heads,
                            std::string("the weighted sum of the value rows of the head; ") + detail::overflow_advice);
     r.context = merge_heads(r.context_heads);                       // the heads side by side (B, T, D)
@@ -184,34 +207,37 @@ MultiHeadAttentionResult multi_head_attention(const Tensor3& query, const Tensor
 
 MultiHeadAttentionResult multi_head_attention_per_head(const Tensor3& query, const Tensor3& key, const Tensor3& value,
                                                        const MultiHeadAttentionWeights& w, std::size_t heads,
-                                                       const AttentionOptions& options) {
+                                                       const MultiHeadAttentionOptions& options) {
     const std::string f = "multi_head_attention_per_head";
     check_arguments(f, query, key, value, w, heads, options);
     const std::size_t B = query.shape(0), T = query.shape(1), S = key.shape(1), D = query.shape(2), dk = D / heads;
+    const std::size_t kv_heads = kv_heads_of(options, heads), n_rep = heads / kv_heads;
     MultiHeadAttentionResult r;
     r.q = linear(query, w.w_q, w.b_q, "w_q");
     r.k = linear(key, w.w_k, w.b_k, "w_k");
     r.v = linear(value, w.w_v, w.b_v, "w_v");
     require_finite_projections(f, r);
     r.q_heads = Tensor4::from_shape({B, heads, T, dk});
-    r.k_heads = Tensor4::from_shape({B, heads, S, dk});
-    r.v_heads = Tensor4::from_shape({B, heads, S, dk});
+    r.k_heads = Tensor4::from_shape({B, kv_heads, S, dk});
+    r.v_heads = Tensor4::from_shape({B, kv_heads, S, dk});
     r.scores = Tensor4::from_shape({B, heads, T, S});
     r.weights = Tensor4::from_shape({B, heads, T, S});
     r.context_heads = Tensor4::from_shape({B, heads, T, dk});
     r.context = Tensor3::from_shape({B, T, D});
     AttentionOptions head_options = options;
     head_options.scale = scale_for(options, dk);
+    // Head `head` of x: its features head·d_k … (head+1)·d_k − 1.
+    auto columns = [&](const Tensor3& x, std::size_t positions, std::size_t head) {
+        Tensor3 slice = Tensor3::from_shape({B, positions, dk});
+        for (std::size_t b = 0; b < B; ++b)
+            for (std::size_t t = 0; t < positions; ++t)
+                for (std::size_t i = 0; i < dk; ++i) slice(b, t, i) = x(b, t, head * dk + i);
+        return slice;
+    };
     for (std::size_t j = 0; j < heads; ++j) {
-        // Head j sees features j·d_k … (j+1)·d_k − 1 of q, k and v.
-        auto columns = [&](const Tensor3& x, std::size_t positions) {
-            Tensor3 slice = Tensor3::from_shape({B, positions, dk});
-            for (std::size_t b = 0; b < B; ++b)
-                for (std::size_t t = 0; t < positions; ++t)
-                    for (std::size_t i = 0; i < dk; ++i) slice(b, t, i) = x(b, t, j * dk + i);
-            return slice;
-        };
-        const Tensor3 qj = columns(r.q, T), kj = columns(r.k, S), vj = columns(r.v, S);
+        // Query head j reads K/V head j / (h/g): the group it belongs to.
+        const std::size_t kv = j / n_rep;
+        const Tensor3 qj = columns(r.q, T, j), kj = columns(r.k, S, kv), vj = columns(r.v, S, kv);
         head_options.additive_mask = head_rows(options.additive_mask, B, heads, j);
         const ScaledDotProductAttentionResult head = scaled_dot_product_attention(qj, kj, vj, head_options);
         for (std::size_t b = 0; b < B; ++b) {
@@ -228,8 +254,8 @@ MultiHeadAttentionResult multi_head_attention_per_head(const Tensor3& query, con
             }
             for (std::size_t s = 0; s < S; ++s) {
                 for (std::size_t i = 0; i < dk; ++i) {
-                    r.k_heads(b, j, s, i) = kj(b, s, i);
-                    r.v_heads(b, j, s, i) = vj(b, s, i);
+                    r.k_heads(b, kv, s, i) = kj(b, s, i);
+                    r.v_heads(b, kv, s, i) = vj(b, s, i);
                 }
             }
         }
