@@ -280,6 +280,24 @@ TEST_CASE("sandbox - the lessons' own traps are named", "[exercises][sandbox][le
     }
 }
 
+namespace {
+
+// Each planted file (tests/data/exercises/, with the explanation the checker must give) fails
+// exercise `number`, and the diagnosis names its mistake.
+template <std::size_t N>
+void expect_each_named(int number, const std::pair<const char*, const char*> (&traps)[N]) {
+    for (const auto& [file, named] : traps) {
+        TempDir state;
+        const auto r = check(number, fixtures + file, state);
+        INFO(file << "\n" << r.out);
+        CHECK(r.exit_code == 1);
+        CHECK_THAT(attn::testing::unwrapped(r.out), Catch::Contains("Your numbers match a classic mistake in every case that can tell it apart: ") &&
+                                                        Catch::Contains(named));
+    }
+}
+
+}  // namespace
+
 // Every mistake exercise 8 names, made by a second, independent implementation
 // (tests/data/exercises/independent/positions.cpp with one PLANTED_ macro): the checker's values for each
 // mistake are the values that code gives.
@@ -293,14 +311,21 @@ TEST_CASE("sandbox - each of lesson 8's mistakes made by independent code is nam
         {"planted/rope_angle_negated.cpp", "your RoPE turns the other way"},
         {"planted/rope_exponent_without_two.cpp", "in your rotary_angles, θ_i = base^(−i/d_k)"},
     };
-    for (const auto& [file, named] : traps) {
-        TempDir state;
-        const auto r = check(8, fixtures + file, state);
-        INFO(file << "\n" << r.out);
-        CHECK(r.exit_code == 1);
-        CHECK_THAT(attn::testing::unwrapped(r.out), Catch::Contains("Your numbers match a classic mistake in every case that can tell it apart: ") &&
-                                                        Catch::Contains(named));
-    }
+    expect_each_named(8, traps);
+}
+
+// Every mistake exercise 9 names, made by a second, independent implementation
+// (tests/data/exercises/independent/decoder.cpp with one PLANTED_ macro).
+TEST_CASE("sandbox - each of lesson 9's mistakes made by independent code is named", "[exercises][sandbox][lesson09][slow]") {
+    const std::pair<const char*, const char*> traps[] = {
+        {"planted/causal_cross_attention.cpp", "your cross-attention hides memory positions with a causal mask"},
+        {"planted/queries_from_memory.cpp", "your cross-attention takes its queries from the memory"},
+        {"planted/memory_mask_ignored.cpp", "your cross-attention ignores the memory's padding mask"},
+        {"planted/cache_appended_after_use.cpp", "your decoding step attends over the cache before appending"},
+        {"planted/cache_top_left.cpp", "your decoding step aligns the causal mask top-left"},
+        {"planted/kv_heads_tiled.cpp", "your query heads share the K/V heads as `repeat` (a tile) shares them"},
+    };
+    expect_each_named(9, traps);
 }
 
 ATTN_PER_LESSON_TEST("a correct implementation passes its exercise through attn exercise", "[exercises][sandbox][slow]",

@@ -46,6 +46,21 @@ StepSelection document_steps(const tutor::LessonDocument& document, const std::s
     return steps;
 }
 
+MultiHeadAttentionWeights random_attention_weights(RandomInputs& draw, std::size_t D, bool with_w_o, bool with_b_o) {
+    const double weight_spread = 2.0 / std::sqrt(double(D));
+    MultiHeadAttentionWeights weights;
+    weights.w_q = draw.normal<Matrix>({D, D}, weight_spread);
+    weights.w_k = draw.normal<Matrix>({D, D}, weight_spread);
+    weights.w_v = draw.normal<Matrix>({D, D}, weight_spread);
+    weights.b_q = draw.normal<Vector>({D}, 0.5);
+    weights.b_k = draw.normal<Vector>({D}, 0.5);
+    weights.b_v = draw.normal<Vector>({D}, 0.5);
+    weights.no_output_projection = !with_w_o;
+    if (with_w_o) weights.w_o = draw.normal<Matrix>({D, D}, weight_spread);
+    if (with_w_o && with_b_o) weights.b_o = draw.normal<Vector>({D}, 0.5);
+    return weights;
+}
+
 double overflowing_scale(const DynamicTensor& scores) {
     const std::size_t columns = scores.dimension() == 0 ? 1 : scores.shape().back();
     double scale = 1.0;

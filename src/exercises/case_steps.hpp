@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/multi_head_attention.hpp"
 #include "exercise_case.hpp"
 #include "tutor/language.hpp"  // tr() and N_() for the cases' names and the mistakes' explanations
 #include "tutor/document/lesson_document.hpp"
@@ -51,6 +52,12 @@ double overflowing_scale(const DynamicTensor& scores);
 /// for the whole batch instead of each row's then underflows (e^−800 = 0 in double) on the
 /// lowest row: 0 / 0. For the cases "rows hundreds apart".
 double rows_apart_factor(const std::function<DynamicTensor(double)>& scores_with);
+
+/// Seeded multi-head attention weights of width D, drawn from `draw` in this order: w_q, w_k, w_v
+/// (spread 2/√D, which keeps the scores near 1: softmaxes that are not one-hot), b_q, b_k, b_v
+/// (spread 0.5), then w_o when `with_w_o` (no_output_projection otherwise) and b_o when both flags
+/// are set. For the exercises whose cases run multi-head attention (5, 9).
+MultiHeadAttentionWeights random_attention_weights(RandomInputs& draw, std::size_t D, bool with_w_o, bool with_b_o);
 
 /// A seeded random case of the encoder-decoder lessons (1 to 3): B sentences of S source
 /// positions of H features; `overflowing`: inputs scaled so that every row's largest score is in

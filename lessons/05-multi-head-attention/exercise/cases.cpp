@@ -112,20 +112,11 @@ Inputs random_inputs(unsigned seed, std::size_t B, std::size_t T, std::size_t S,
                      bool self_attention, bool with_w_o, bool with_b_o, const std::vector<std::size_t>& lengths,
                      bool overflowing = false) {
     RandomInputs draw(seed);
-    const double weight_spread = 2.0 / std::sqrt(double(D));  // keeps the scores near 1: softmaxes that are not one-hot
     Inputs in;
     in.query = draw.normal<Tensor3>({B, T, D});
     in.key = self_attention ? in.query : draw.normal<Tensor3>({B, S, D});
     in.value = self_attention ? in.query : draw.normal<Tensor3>({B, S, D});
-    in.weights.w_q = draw.normal<Matrix>({D, D}, weight_spread);
-    in.weights.w_k = draw.normal<Matrix>({D, D}, weight_spread);
-    in.weights.w_v = draw.normal<Matrix>({D, D}, weight_spread);
-    in.weights.b_q = draw.normal<Vector>({D}, 0.5);
-    in.weights.b_k = draw.normal<Vector>({D}, 0.5);
-    in.weights.b_v = draw.normal<Vector>({D}, 0.5);
-    in.weights.no_output_projection = !with_w_o;
-    if (with_w_o) in.weights.w_o = draw.normal<Matrix>({D, D}, weight_spread);
-    if (with_w_o && with_b_o) in.weights.b_o = draw.normal<Vector>({D}, 0.5);
+    in.weights = random_attention_weights(draw, D, with_w_o, with_b_o);
     in.heads = heads;
     if (!lengths.empty()) {
         Matrix mask = Matrix::from_shape({B, in.key.shape(1)});
