@@ -34,6 +34,11 @@ endfunction()
 macro(attn_discover_lessons)
   file(GLOB _attn_candidates LIST_DIRECTORIES true RELATIVE ${CMAKE_CURRENT_SOURCE_DIR}/lessons
        CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/lessons/*)
+  # The files that make a folder a lesson, or give it an exercise, can appear in a folder that
+  # already exists (a branch merged, a lesson written in steps): globbing them too makes the next
+  # build configure again and find them, not only a new folder.
+  file(GLOB _attn_lesson_markers CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/lessons/*/README.md
+       ${CMAKE_CURRENT_SOURCE_DIR}/lessons/*/lesson.cpp ${CMAKE_CURRENT_SOURCE_DIR}/lessons/*/exercise/cases.cpp)
   set(_attn_keyed)
   foreach(folder IN LISTS _attn_candidates)
     if(folder MATCHES "^([0-9]+)-([a-z0-9][a-z0-9-]*)$"
