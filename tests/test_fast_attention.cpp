@@ -20,9 +20,13 @@
 #include "attn/fast.hpp"
 #include "attn/npy.hpp"
 #include "fast/simd.hpp"
+#include "support/fast_guards.hpp"
 #include "support/fixtures.hpp"
 #include "support/float_fixtures.hpp"
 #include "support/tensor_match.hpp"
+
+using attn::testing::ThreadsGuard;
+using attn::testing::SimdGuard;
 
 namespace {
 
@@ -70,18 +74,6 @@ attn::fast::AttentionParameters load_parameters(const fs::path& in) {
     p.no_output_projection = !p.w_o;  // the case's files say which block it is
     return p;
 }
-
-// Restores the thread count a test changed.
-struct ThreadsGuard {
-    int previous = attn::fast::threads();
-    ~ThreadsGuard() { attn::fast::set_threads(previous); }
-};
-
-// Restores the instruction set a test chose.
-struct SimdGuard {
-    attn::fast::detail::Simd previous = attn::fast::detail::active_simd();
-    ~SimdGuard() { attn::fast::detail::use_simd(previous); }
-};
 
 // Each instruction set at 1 thread, and the widest at 2 (the split over threads does not depend
 // on the kernels).

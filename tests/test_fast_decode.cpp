@@ -23,10 +23,14 @@
 #include "attn/error.hpp"
 #include "attn/fast.hpp"
 #include "fast/simd.hpp"
+#include "support/fast_guards.hpp"
 #include "support/fast_inputs.hpp"
 #include "support/fixtures.hpp"
 #include "support/float_fixtures.hpp"
 #include "support/tensor_match.hpp"
+
+using attn::testing::ThreadsGuard;
+using attn::testing::SimdGuard;
 
 namespace {
 
@@ -98,16 +102,6 @@ attn::fast::Tensor3 decode_all(attn::fast::IncrementalDecoder& decoder, const at
     }
     return outputs;
 }
-
-struct ThreadsGuard {
-    int previous = attn::fast::threads();
-    ~ThreadsGuard() { attn::fast::set_threads(previous); }
-};
-
-struct SimdGuard {
-    attn::fast::detail::Simd previous = attn::fast::detail::active_simd();
-    ~SimdGuard() { attn::fast::detail::use_simd(previous); }
-};
 
 }  // namespace
 

@@ -20,21 +20,18 @@
 #include "attn/multi_head_attention.hpp"
 #include "attn/rotary.hpp"
 #include "fast/simd.hpp"
+#include "support/fast_guards.hpp"
 #include "support/fast_inputs.hpp"
 #include "support/tensor_match.hpp"
 
 using attn::testing::random_fast_parameters;
 using attn::testing::random_float;
 using attn::testing::widen;
+using attn::testing::SimdGuard;
 
 namespace {
 
 using attn::fast::detail::Simd;
-
-struct SimdGuard {
-    Simd previous = attn::fast::detail::active_simd();
-    ~SimdGuard() { attn::fast::detail::use_simd(previous); }
-};
 
 // (B, h, T, d_k) ↔ (B·h, T, d_k): the same row-major values, one batch item per (batch, head).
 attn::Tensor3 fold_heads(const attn::Tensor4& x) {

@@ -17,6 +17,7 @@
 #include "attn/error.hpp"
 #include "attn/fast.hpp"
 #include "fast/thread_pool.hpp"
+#include "support/fast_guards.hpp"
 #include "support/fast_inputs.hpp"
 #include "support/tensor_match.hpp"
 
@@ -29,15 +30,7 @@ using attn::fast::detail::WorkerPool;
 using attn::testing::random_fast_layer;
 using attn::testing::random_fast_parameters;
 using attn::testing::random_float;
-
-namespace {
-
-struct ThreadsGuard {
-    int previous = attn::fast::threads();
-    ~ThreadsGuard() { attn::fast::set_threads(previous); }
-};
-
-}  // namespace
+using attn::testing::ThreadsGuard;
 
 TEST_CASE("the worker pool runs every index once, on every worker, and rethrows a task's exception", "[fast_threads]") {
     WorkerPool pool(3);
