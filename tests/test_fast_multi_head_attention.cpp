@@ -15,6 +15,7 @@
 #include "attn/error.hpp"
 #include "attn/fast.hpp"
 #include "attn/multi_head_attention.hpp"
+#include "support/fast_guards.hpp"
 #include "support/fast_inputs.hpp"
 #include "support/tensor_match.hpp"
 
@@ -22,21 +23,11 @@ using attn::testing::lesson_weights;
 using attn::testing::random_fast_parameters;
 using attn::testing::random_float;
 using attn::testing::widen;
+using attn::testing::error_message;
 
 namespace {
 
-// The message of the InputError `call` throws.
-template <class Call>
-std::string error_message(const Call& call) {
-    try {
-        call();
-    } catch (const attn::InputError& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
-
-// The same, after the function's name: "q[0, 1, 0] is nan, …".
+// The message of the InputError `call` throws, after the function's name: "q[0, 1, 0] is nan, …".
 template <class Call>
 std::string error_after_function(const Call& call) {
     const std::string message = error_message(call);

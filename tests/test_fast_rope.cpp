@@ -28,6 +28,7 @@ using attn::testing::random_fast_parameters;
 using attn::testing::random_float;
 using attn::testing::widen;
 using attn::testing::SimdGuard;
+using attn::testing::error_message;
 
 namespace {
 
@@ -72,16 +73,6 @@ std::vector<std::int64_t> counting(std::size_t count, std::int64_t first) {
     std::vector<std::int64_t> positions(count);
     for (std::size_t t = 0; t < count; ++t) positions[t] = first + static_cast<std::int64_t>(t);
     return positions;
-}
-
-template <class Call>
-std::string error_message(const Call& call) {
-    try {
-        call();
-    } catch (const attn::InputError& e) {
-        return e.what();
-    }
-    return "(no error)";
 }
 
 }  // namespace
