@@ -101,6 +101,7 @@ add_executable(attn_tests
   tests/test_cli_compute_positions.cpp
   tests/test_cli_compute_config.cpp
   tests/test_cli_compute_decoder.cpp
+  tests/test_cli_compute_grad.cpp
   tests/test_cli_run.cpp
   tests/test_cli_view.cpp
   tests/test_cli_hostile.cpp

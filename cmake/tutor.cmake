@@ -40,6 +40,7 @@ add_library(attn_tutor STATIC
   src/tutor/language.cpp
   src/tutor/catalogue_check.cpp
   ${ATTN_LESSON_PROGRAM_SOURCES}
+  src/tutor/compute/compute_gradients.cpp
   src/tutor/compute/compute_modules.cpp
   src/tutor/compute/compute_input_names.cpp
   src/tutor/compute/compute_validation.cpp

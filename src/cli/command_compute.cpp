@@ -7,6 +7,8 @@
 // otherwise, every one written or none (write_files_atomically), even when killed.
 #include <filesystem>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -79,7 +81,8 @@ std::string describe_compute_modules() {
                     (module.uses_layer_options ? " " + tr("--norm-first --eps X (default 1e-5) --activation relu|gelu|gelu-tanh (default relu)") : "") +
                     (module.uses_final_norm ? " " + tr("--norm-eps X (default: --eps)") : "") +
                     (module.uses_sequence_first ? " --seq-first" : "") +
-                    (module.has_fast_path ? " --precision float32|float64 --threads N" : "") + "\n";
+                    (module.has_fast_path ? " --precision float32|float64 --threads N" : "") +
+                    (module.has_backward ? " --grad" : "") + "\n";
         }
     }
     return text + "\n" +
@@ -126,10 +129,16 @@ int run_compute(const GlobalOptions&, const ComputeOptions& options) {
     keep_freed_memory_for_reuse();
     const tutor::ComputeRun run = tutor::compute(options);
     write_outputs(options.out_dir, run.outputs, run.dtype, run.files);
-    for (const auto& spec : tutor::find_compute_module(options.module).outputs) {
-        const auto found = run.outputs.find(spec.name);
+    // The module's outputs in its order, then the gradients (--grad) by name.
+    std::vector<std::string> written;
+    for (const auto& spec : tutor::find_compute_module(options.module).outputs) written.push_back(spec.name);
+    for (const auto& [name, tensor] : run.outputs) {
+        if (name.rfind("grad_", 0) == 0) written.push_back(name);
+    }
+    for (const auto& name : written) {
+        const auto found = run.outputs.find(name);
         if (found == run.outputs.end()) continue;
-        std::cout << trf("wrote {1}  {2} {3}", {printable_text((fs::path(options.out_dir) / (spec.name + ".npy")).string()),
+        std::cout << trf("wrote {1}  {2} {3}", {printable_text((fs::path(options.out_dir) / (name + ".npy")).string()),
                                                  shape_string(found->second.shape()), dtype_name(run.dtype)})
                   << "\n";
     }

@@ -239,6 +239,10 @@ CLI::App* setup_compute(CLI::App& app, ComputeOptions& options) {
         "--scale", [&options](const double& value) { options.scale = value; },
         tr("Multiplies the looked-up rows, e.g. sqrt(D) as the Transformer does (embedding; default 1)"))
         ->check(finite_number(-1e300, 1e300));
+    command->add_flag("--grad", options.grad,
+                      tr("Also write grad_NAME.npy for every floating-point input NAME (masks get none): its gradient, "
+                         "given IN/grad_output.npy, the gradient of output, as output.backward(grad_output) takes it "
+                         "(self-attention, mha, encoder-layer; computed in double)"));
     // --precision's and --threads' values are checked once, with the module's other options
     // (tutor::check_compute_options).
     command->add_option("--precision", options.precision,

@@ -286,7 +286,7 @@ NamedTensors run_encoder(ComputeInputs& inputs, const ComputeOptions& options) {
 }  // namespace
 
 bool runs_on_fast_path(const ComputeModule& module, const ComputeOptions& options, const ComputeInputs& inputs) {
-    if (!module.has_fast_path || options.precision == "float64") return false;
+    if (!module.has_fast_path || options.precision == "float64" || options.grad) return false;
     const std::string missing = without_fast_form(options, inputs);
     if (options.precision.empty()) return inputs.all_float32 && missing.empty();
     if (!inputs.all_float32) {

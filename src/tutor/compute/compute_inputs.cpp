@@ -13,6 +13,7 @@
 #include "attn/printable.hpp"
 #include "attn/shape.hpp"
 #include "tutor/compute/compute_fast.hpp"
+#include "tutor/compute/compute_gradients.hpp"
 #include "tutor/compute/mask_conventions.hpp"
 #include "tutor/compute/model_config.hpp"
 #include "tutor/compute/named_weights.hpp"
@@ -123,6 +124,12 @@ ComputeInputs load_compute_inputs(const ComputeModule& module, const ComputeOpti
     ComputeInputs loaded;
     // float32 values are kept as they are; the lesson path widens them (widen_inputs).
     for (const auto& path : npy_files_in(options.in_dir)) {
+        if (options.grad && path.stem() == grad_output_name) {
+            loaded.grad_output = read_npy(path.string(), NpyAccept::floats, NpyFloat32::keep);
+            loaded.all_float32 = loaded.all_float32 && loaded.grad_output->dtype == NpyDtype::float32;
+            loaded.files.push_back({"", path.string()});
+            continue;
+        }
         const std::string name = canonical_weight_name(path.stem().string());
         if (!accept_name(module, loaded, name, printable_text(path.string()))) continue;
         add_input(loaded, name, read_npy(path.string(), accept_for(name), NpyFloat32::keep));
@@ -137,6 +144,12 @@ ComputeInputs load_compute_inputs(const ComputeModule& module, const ComputeOpti
         const std::string path = (fs::path(options.in_dir) / (spec.name + ".npy")).string();
         throw InputError(trf("missing input file {1}: {2} needs {3} {4}, {5}",
                              {printable_text(path), module.name, spec.name, dimension_legend(spec), tr(spec.meaning)}));
+    }
+    if (options.grad && !loaded.grad_output) {
+        const std::string path = (fs::path(options.in_dir) / (std::string(grad_output_name) + ".npy")).string();
+        throw InputError(trf("missing input file {1}: --grad needs grad_output, the gradient of the loss with respect to "
+                             "output (the tensor output.backward(grad_output) takes), of output's shape",
+                             {printable_text(path)}));
     }
     return loaded;
 }
@@ -174,7 +187,10 @@ bool has_final_norm(const ComputeInputs& inputs) {
 NamedTensors compute_outputs(const ComputeModule& module, ComputeInputs& inputs, ComputeOptions& options, bool fast) {
     options.integer_inputs = inputs.integer_inputs;
     if (fast) return run_compute_module_fast(module, inputs, options);
-    return run_compute_module(module, widen_inputs(inputs), options);
+    const NamedTensors tensors = widen_inputs(inputs);
+    NamedTensors outputs = run_compute_module(module, tensors, options);
+    if (inputs.grad_output) add_gradients(module, tensors, to_tensor(*inputs.grad_output), options, outputs);
+    return outputs;
 }
 
 }  // namespace

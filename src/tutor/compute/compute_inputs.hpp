@@ -32,13 +32,15 @@ struct ComputeInputs {
     std::set<std::string> integer_inputs;        // read from bool or integer files (masks)
     bool all_float32 = true;                     // every floating-point input is float32
     std::optional<NpyArray> config;              // the archive's attn_config member (model_config.hpp)
+    std::optional<NpyArray> grad_output;         // --grad: the upstream gradient of `output` (compute_gradients.hpp)
 };
 
 /// Reads --in's .npy files and --weights' members (the archive read once; its keys without the
 /// prefix --prefix gives or weight_prefix finds; its attn_config member kept aside). Every name is read by
 /// the module, or refused with "did you mean" when it looks like a mask or a weight (one that is
 /// silently left out changes every number), or noted on stderr and ignored. InputError for a
-/// missing folder or required input, a name given twice, and whatever the readers refuse.
+/// missing folder or required input, a name given twice, and whatever the readers refuse. With
+/// --grad, grad_output.npy too (floating-point; missing: an InputError naming the file).
 ComputeInputs load_compute_inputs(const ComputeModule& module, const ComputeOptions& options);
 
 /// The arrays as the lesson path's double tensors, each array released once converted.

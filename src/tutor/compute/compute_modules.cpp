@@ -44,11 +44,8 @@ NamedTensors run_bahdanau(const NamedTensors& inputs, const ComputeOptions&) {
 
 // Lesson 4: softmax(Q Kᵀ / √d_k [+ causal mask]) V, d_k the last dimension of Q.
 NamedTensors run_self_attention(const NamedTensors& inputs, const ComputeOptions& options) {
-    AttentionOptions attention;
-    attention.causal = options.causal;
-    attention.causal_alignment = alignment_of(options);
-    const ScaledDotProductAttentionResult r =
-        scaled_dot_product_attention(Tensor3(inputs.at("Q")), Tensor3(inputs.at("K")), Tensor3(inputs.at("V")), attention);
+    const ScaledDotProductAttentionResult r = scaled_dot_product_attention(
+        Tensor3(inputs.at("Q")), Tensor3(inputs.at("K")), Tensor3(inputs.at("V")), causal_attention_options(options));
     return {{"weights", r.weights}, {"output", r.output}};
 }
 
@@ -62,35 +59,17 @@ ModuleMasks masks_for(const NamedTensors& inputs, const ComputeOptions& options,
 // Lesson 5: multi-head attention; with --no-output-projection there is no w_o (seed 000's block).
 NamedTensors run_mha(const NamedTensors& inputs, const ComputeOptions& options) {
     const MultiHeadAttentionWeights w = attention_weights_from(inputs, options.no_output_projection);
-    const ModuleMasks masks = masks_for(inputs, options, inputs.at("query"), inputs.at("key"));
-    AttentionOptions attention;
-    attention.causal = options.causal;
-    attention.causal_alignment = alignment_of(options);
-    attention.attention_mask = masks.attention_mask;
-    attention.additive_mask = masks.additive_mask;
     const MultiHeadAttentionResult r =
         multi_head_attention(Tensor3(inputs.at("query")), Tensor3(inputs.at("key")), Tensor3(inputs.at("value")), w,
-                             static_cast<std::size_t>(options.heads), attention);
+                             static_cast<std::size_t>(options.heads), mha_attention_options(inputs, options));
     return {{"output", r.output}, {"weights", r.weights}};
-}
-
-EncoderLayerOptions layer_options(const NamedTensors& inputs, const ComputeOptions& options) {
-    EncoderLayerOptions layer;
-    layer.heads = static_cast<std::size_t>(options.heads);
-    layer.norm_first = options.norm_first;
-    layer.eps = options.eps.value_or(default_layer_norm_eps);
-    layer.activation = options.activation.empty() ? Activation::relu : parse_activation(options.activation);
-    const ModuleMasks masks = masks_for(inputs, options, inputs.at("x"), inputs.at("x"));
-    layer.attention_mask = masks.attention_mask;
-    layer.additive_mask = masks.additive_mask;
-    return layer;
 }
 
 // Lesson 6: one torch.nn.TransformerEncoderLayer(dropout=0.0, batch_first=True), with the
 // state_dict's names (dots turned into underscores; in_proj packed or split into q, k, v).
 NamedTensors run_encoder_layer(const NamedTensors& inputs, const ComputeOptions& options) {
     const EncoderLayerWeights w = encoder_layer_weights_from(inputs);
-    return {{"output", transformer_encoder_layer(Tensor3(inputs.at("x")), w, layer_options(inputs, options)).output}};
+    return {{"output", transformer_encoder_layer(Tensor3(inputs.at("x")), w, encoder_layer_options(inputs, options)).output}};
 }
 
 // Lesson 6's stack: torch.nn.TransformerEncoder(layer, N, norm=…, enable_nested_tensor=False) in
@@ -98,20 +77,22 @@ NamedTensors run_encoder_layer(const NamedTensors& inputs, const ComputeOptions&
 NamedTensors run_encoder(const NamedTensors& inputs, const ComputeOptions& options) {
     const EncoderWeights w = encoder_weights_from(inputs);
     check_norm_eps_has_norm(options, w.final_norm.has_value());
-    const EncoderLayerOptions layer = layer_options(inputs, options);
+    const EncoderLayerOptions layer = encoder_layer_options(inputs, options);
     return {{"output", transformer_encoder(Tensor3(inputs.at("x")), w.layers, layer, w.final_norm,
                                            options.norm_eps.value_or(layer.eps))}};
 }
 
 
 // The modules whose PyTorch counterpart is sequence-first by default (batch_first=False); the
-// encoder's final norm (--norm-eps) and mha's choice of no output projection.
+// encoder's final norm (--norm-eps), mha's choice of no output projection, and the modules that
+// have a backward (--grad, compute_gradients.hpp).
 std::vector<ComputeModule> with_pytorch_options(std::vector<ComputeModule> modules) {
     for (auto& module : modules) {
         module.uses_sequence_first = module.name == "mha" || module.name == "encoder-layer" || module.name == "encoder";
         module.uses_final_norm = module.name == "encoder";
         module.uses_output_projection_choice = module.name == "mha";
         module.has_fast_path = module.uses_sequence_first;  // the same three: mha, encoder-layer, encoder
+        module.has_backward = module.name == "self-attention" || module.name == "mha" || module.name == "encoder-layer";
     }
     return modules;
 }
@@ -125,7 +106,35 @@ std::vector<ComputeModule> with_position_modules(std::vector<ComputeModule> modu
     return modules;
 }
 
-// (T, B, D) ↔ (B, T, D): axes 0 and 1 swapped.
+}  // namespace
+
+AttentionOptions causal_attention_options(const ComputeOptions& options) {
+    AttentionOptions attention;
+    attention.causal = options.causal;
+    attention.causal_alignment = alignment_of(options);
+    return attention;
+}
+
+AttentionOptions mha_attention_options(const NamedTensors& inputs, const ComputeOptions& options) {
+    AttentionOptions attention = causal_attention_options(options);
+    const ModuleMasks masks = masks_for(inputs, options, inputs.at("query"), inputs.at("key"));
+    attention.attention_mask = masks.attention_mask;
+    attention.additive_mask = masks.additive_mask;
+    return attention;
+}
+
+EncoderLayerOptions encoder_layer_options(const NamedTensors& inputs, const ComputeOptions& options) {
+    EncoderLayerOptions layer;
+    layer.heads = static_cast<std::size_t>(options.heads);
+    layer.norm_first = options.norm_first;
+    layer.eps = options.eps.value_or(default_layer_norm_eps);
+    layer.activation = options.activation.empty() ? Activation::relu : parse_activation(options.activation);
+    const ModuleMasks masks = masks_for(inputs, options, inputs.at("x"), inputs.at("x"));
+    layer.attention_mask = masks.attention_mask;
+    layer.additive_mask = masks.additive_mask;
+    return layer;
+}
+
 DynamicTensor swap_first_axes(const DynamicTensor& x) {
     if (x.dimension() != 3) return x;
     const std::size_t A = x.shape(0), C = x.shape(1), D = x.shape(2);
@@ -135,8 +144,6 @@ DynamicTensor swap_first_axes(const DynamicTensor& x) {
             for (std::size_t d = 0; d < D; ++d) out.data()[(c * A + a) * D + d] = x.data()[(a * C + c) * D + d];
     return out;
 }
-
-}  // namespace
 
 void check_norm_eps_has_norm(const ComputeOptions& options, bool has_final_norm) {
     if (options.norm_eps && !has_final_norm) {
@@ -341,15 +348,18 @@ void finish_outputs(const ComputeModule& module, NamedTensors& outputs, const Co
             if (spec.required) throw std::logic_error(module.name + " did not compute its output '" + spec.name + "'");
             continue;
         }
-        // The library refuses what it computes that is not finite; this is the last guard.
-        const DynamicTensor& result = found->second;
-        for (std::size_t i = 0; i < result.size(); ++i) {
-            if (!std::isfinite(result.data()[i])) {
-                throw InputError(trf("the result '{1}' holds {2} at {3}: the inputs are too large for float64 arithmetic "
-                                     "and overflowed; scale them down",
-                                     {spec.name, non_finite_text(result.data()[i]),
-                                      index_string(i, {result.shape().begin(), result.shape().end()})}));
-            }
+        check_finite_result(spec.name, found->second);
+    }
+}
+
+void check_finite_result(const std::string& name, const DynamicTensor& result) {
+    // The library refuses what it computes that is not finite; this is the last guard.
+    for (std::size_t i = 0; i < result.size(); ++i) {
+        if (!std::isfinite(result.data()[i])) {
+            throw InputError(trf("the result '{1}' holds {2} at {3}: the inputs are too large for float64 arithmetic "
+                                 "and overflowed; scale them down",
+                                 {name, non_finite_text(result.data()[i]),
+                                  index_string(i, {result.shape().begin(), result.shape().end()})}));
         }
     }
 }

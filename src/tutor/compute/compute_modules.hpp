@@ -54,6 +54,7 @@ struct ComputeModule {
     bool has_fast_path = false;  // runs on attn::fast in float32; accepts --precision (compute_fast.hpp)
     bool uses_rope_options = false;       // accepts --rope-layout and --rope-base (rope)
     bool uses_embedding_options = false;  // accepts --padding-idx and --scale (embedding)
+    bool has_backward = false;  // accepts --grad (self-attention, mha, encoder-layer; compute_gradients.hpp)
 };
 
 const std::vector<ComputeModule>& compute_modules();
@@ -142,6 +143,21 @@ void validate_compute_layout(const ComputeModule& module, const NamedShapes& sha
 
 /// A sequence tensor (B, T, ·) or (B, S, ·): laid out (T, B, ·) under --seq-first.
 bool is_sequence(const TensorSpec& spec);
+
+/// --causal and its alignment (self-attention, mha).
+AttentionOptions causal_attention_options(const ComputeOptions& options);
+
+/// mha's: --causal, and the masks among the inputs (tutor/compute/mask_conventions.hpp).
+AttentionOptions mha_attention_options(const NamedTensors& inputs, const ComputeOptions& options);
+
+/// encoder-layer's (and each of encoder's layers'): --heads, --norm-first, --eps, --activation and the masks.
+EncoderLayerOptions encoder_layer_options(const NamedTensors& inputs, const ComputeOptions& options);
+
+/// (T, B, D) ↔ (B, T, D): axes 0 and 1 swapped (--seq-first); a tensor of another rank as it is.
+DynamicTensor swap_first_axes(const DynamicTensor& x);
+
+/// InputError naming the result `name` and the index of its first value that is NaN or ±∞.
+void check_finite_result(const std::string& name, const DynamicTensor& result);
 
 /// The outputs' last checks, on either path: every required output present, every value finite
 /// (InputError naming the output and the index); turned sequence-first back under --seq-first.

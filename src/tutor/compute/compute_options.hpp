@@ -46,6 +46,9 @@ struct ComputeOptions {
     std::optional<double> rope_base;       // --rope-base, finite > 0 (rope); absent: 10000
     std::optional<std::int64_t> padding_idx;  // --padding-idx, in [-V, V) (embedding; the forward ignores it)
     std::optional<double> scale;           // --scale, finite (embedding); absent: 1
+    /// --grad (ComputeModule::has_backward): also grad_NAME.npy for every floating-point input NAME,
+    /// from --in's grad_output.npy, the upstream gradient of `output`; on the lesson path (double).
+    bool grad = false;
     std::optional<int> threads;  // --threads: the fast path's threads; absent: the physical cores
     /// Filled by the loader, not the command line: the inputs read from bool or integer files (a
     /// bool attn_mask hides where True, a float one is added to the scores; mask_conventions.hpp).

@@ -139,6 +139,22 @@ void check_heads_divide_model(const ComputeModule& module, const NamedShapes& in
                          {module.name, std::to_string(model), tokens, shape_string(found->second), std::to_string(heads)}));
 }
 
+namespace {
+
+// `modules`: those that take --grad, for the message.
+void check_grad_option(const ComputeModule& module, const ComputeOptions& options, const std::string& modules) {
+    if (!options.grad) return;
+    if (!module.has_backward) {
+        throw InputError(trf("{1} has no backward: --grad is for {2}; remove it", {module.name, modules}));
+    }
+    if (options.precision == "float32") {
+        throw InputError(tr("--grad computes the gradients in double, on the lesson path, and --precision float32 asks "
+                            "for the float32 fast path: remove --precision (float32 inputs still give float32 files)"));
+    }
+}
+
+}  // namespace
+
 void check_compute_options(const ComputeModule& module, const ComputeOptions& options) {
     // "self-attention, mha": the modules that take an option, for the message.
     auto modules_with = [](bool ComputeModule::*uses) {
@@ -209,6 +225,7 @@ void check_compute_options(const ComputeModule& module, const ComputeOptions& op
         alignment_of(options);  // "unknown causal alignment 'x'; expected top-left … or bottom-right …"
     }
     check_position_options(module, options);
+    check_grad_option(module, options, modules_with(&ComputeModule::has_backward));
 }
 
 void check_compute_working_sizes(const ComputeModule& module, const NamedShapes& inputs, const ComputeOptions& options) {
