@@ -23,8 +23,10 @@
 // (attn::layer_norm_backward).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
+#include "attn/error.hpp"
 #include "attn/layer_norm.hpp"
 #include "attn/layer_norm_backward.hpp"
 #include "attn/linear_backward.hpp"
@@ -32,6 +34,7 @@
 #include "attn/online_softmax_attention.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
 #include "attn/scaled_dot_product_attention_backward.hpp"
+#include "attn/shape.hpp"
 #include "attn/softmax.hpp"
 #include "attn/softmax_backward.hpp"
 #include "tutor/lesson/lesson_registration.hpp"
@@ -55,6 +58,11 @@ NamedTensors softmax_by_hand(const LessonInputs& inputs) {
     if (p_row.shape(0) != 1 || dp.shape() != p_row.shape()) {
         throw InputError("inputs 'p' and 'dp' must both be one row (1, S) of the same length");
     }
+    // softmax(log p) is p / Σ p: the row of weights whose scores are log p.
+    for (const double weight : p_row) {
+        if (!(weight > 0.0 && weight < std::numeric_limits<double>::infinity()))
+            throw InputError("input 'p' must hold positive finite weights, such as [[0.25, 0.25, 0.5]]");
+    }
     const Matrix weights = softmax_last_axis(Matrix(xt::log(p_row)));
     const Matrix jacobian = softmax_jacobian(Vector(xt::flatten(weights)));
     NamedTensors out;
@@ -71,6 +79,14 @@ NamedTensors softmax_by_hand(const LessonInputs& inputs) {
 Tensor3 finite_difference_gradient(const Tensor3& Q, const Tensor3& K, const Tensor3& V, const Tensor3& dO,
                                    const AttentionOptions& options, int which) {
     constexpr double h = 1e-5;
+    // Two forward passes per entry of the moved tensor: refuse a document that would make that
+    // hours of work rather than hang.
+    const double work = 2.0 * double(Q.size() + K.size() + V.size()) * double(Q.shape(0) * Q.shape(1) * K.shape(1)) *
+                        double(Q.shape(2) + V.shape(2));
+    if (work > 1e9) {
+        throw InputError("Q " + shape_string(Q.shape()) + ", K " + shape_string(K.shape()) + " and V " + shape_string(V.shape()) +
+                         " are too large for the finite-difference check, which runs the forward twice per value");
+    }
     Tensor3 inputs[3] = {Q, K, V};
     Tensor3& moved = inputs[which];
     Tensor3 gradient = Tensor3::from_shape(moved.shape());
@@ -130,8 +146,10 @@ NamedTensors linear_by_hand(const LessonInputs& inputs) {
 // The layer norm's backward reads the forward's x̂ and variance, so the forward runs first; β = 0.
 NamedTensors layer_norm_by_hand(const LessonInputs& inputs) {
     const Matrix x = inputs.get("x", 2, "(N, D)");
-    const Vector gamma = inputs.get("gamma", 1, "(D)");
-    const LayerNormStep forward = layer_norm(x, gamma, Vector(xt::zeros_like(gamma)));
+    const DynamicTensor gamma_values = inputs.get("gamma", 1, "(D)");
+    Vector gamma = Vector::from_shape({gamma_values.size()});  // copied, not converted: GCC 12 warns on that conversion here
+    std::copy(gamma_values.begin(), gamma_values.end(), gamma.begin());
+    const LayerNormStep forward = layer_norm(x, gamma, xt::zeros<double>(gamma.shape()));
     const LayerNormGradients grad = layer_norm_backward(forward, gamma, Matrix(inputs.get("dy", 2, "(N, D)")));
     return {{"dx", grad.x}, {"dgamma", grad.weight}, {"dbeta", grad.bias}};
 }
@@ -183,6 +201,7 @@ NamedTensors tiled_backward(const LessonInputs& inputs) {
     const Tensor3 K = inputs.get("K", 3, "(B, S, d_k)");
     const Tensor3 V = inputs.get("V", 3, "(B, S, d_v)");
     const Tensor3 dO = inputs.get("dO", 3, "(B, T, d_v)");
+    if (inputs.has("attention_mask")) throw InputError("example 'tiled' takes no attention_mask (its tiles hide no key)");
     const auto query_tile = std::size_t(inputs.get_counts("query_tile", 1, "(1)", 1, 1000000)(0));
     const auto key_tile = std::size_t(inputs.get_counts("key_tile", 1, "(1)", 1, 1000000)(0));
     NamedTensors out = attention_backward(inputs);  // the plain backward; it checks every shape
