@@ -1,0 +1,132 @@
+// This lesson's own tests: its finite differences agree with the library's backward to a relative
+// 1e-7, the tiled (FlashAttention) backward equals the plain one, and a fully hidden query gets
+// exact zeros, never NaN; and its program on hostile documents, through the real
+// `attn check --lessons-dir`: exit 2 naming the input.
+#include <catch2/catch.hpp>
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "support/hostile_checks.hpp"
+#include "support/lesson_runs.hpp"
+#include "support/lesson_test_case.hpp"
+
+namespace {
+
+using attn::testing::computed;
+
+std::string values_of(const attn::DynamicTensor& tensor) {
+    std::ostringstream text;
+    text.precision(17);
+    for (std::size_t i = 0; i < tensor.size(); ++i) text << (i ? ", " : "") << tensor.data()[i];
+    return "[" + text.str() + "]";
+}
+
+// max |got − expected| / max |expected|, printed with both tensors' values on failure.
+void check_relative(const attn::DynamicTensor& expected, const attn::DynamicTensor& got, double limit) {
+    REQUIRE(expected.shape() == got.shape());
+    double largest = 0.0, difference = 0.0;
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        largest = std::max(largest, std::abs(expected.data()[i]));
+        difference = std::max(difference, std::abs(got.data()[i] - expected.data()[i]));
+    }
+    INFO("expected " << values_of(expected) << "\ngot " << values_of(got) << "\nmax difference " << difference);
+    REQUIRE(largest > 0.0);
+    CHECK(difference / largest < limit);
+}
+
+}  // namespace
+
+ATTN_LESSON_TEST_CASE("central finite differences agree with the backward to a relative 1e-7", "[lesson04]") {
+    const auto run = attn::testing::run_this_lesson();
+    for (const std::string example : {"main", "masked", "tiled"}) {
+        INFO("example " << example);
+        for (const std::string name : {"dQ", "dK", "dV"}) {
+            INFO("gradient " << name);
+            check_relative(computed(run, example, name), computed(run, example, "fd_" + name), 1e-7);
+        }
+    }
+}
+
+ATTN_LESSON_TEST_CASE("the tiled backward recomputing P from L equals the plain backward", "[lesson07]") {
+    const auto run = attn::testing::run_this_lesson();
+    for (const std::string name : {"dQ", "dK", "dV"}) {
+        INFO("gradient " << name);
+        check_relative(computed(run, "tiled", name), computed(run, "tiled", "tiled_" + name), 1e-13);
+    }
+    check_relative(computed(run, "tiled", "rowsum_dP_P"), computed(run, "tiled", "tiled_D"), 1e-13);
+    check_relative(computed(run, "main", "rowsum_dP_P"), computed(run, "main", "D"), 1e-13);
+}
+
+ATTN_LESSON_TEST_CASE("a query that sees no key gets exact zeros, and a hidden key no gradient", "[lesson04]") {
+    const auto run = attn::testing::run_this_lesson();
+    const attn::DynamicTensor dQ = computed(run, "masked", "dQ"), dK = computed(run, "masked", "dK"),
+                              dV = computed(run, "masked", "dV");
+    for (std::size_t t = 0; t < dQ.shape(1); ++t)
+        for (std::size_t x = 0; x < dQ.shape(2); ++x) CHECK(dQ(1, t, x) == 0.0);  // batch item 1: every key hidden
+    for (std::size_t s = 0; s < dK.shape(1); ++s)
+        for (std::size_t x = 0; x < dK.shape(2); ++x) {
+            CHECK(dK(1, s, x) == 0.0);
+            CHECK(dV(1, s, x) == 0.0);
+        }
+    for (std::size_t x = 0; x < dK.shape(2); ++x) CHECK(dK(0, 2, x) == 0.0);  // batch item 0 hides key 2
+    for (std::size_t x = 0; x < dV.shape(2); ++x) CHECK(dV(0, 2, x) == 0.0);
+}
+
+namespace {
+
+using attn::testing::TempDir;
+
+// One step holding these input blocks, in the example `example`.
+std::string document_with(const std::string& example, const std::vector<std::pair<std::string, std::string>>& inputs) {
+    std::string text = "# Lesson " + attn::testing::this_lesson_number() + " — hostile\n\n## Step\n\n";
+    for (const auto& [name, values] : inputs) text += "```attn input " + name + " example=" + example + "\n" + values + "\n```\n\n";
+    return text;
+}
+
+void expect_check_refused(const std::string& document, const std::vector<std::string>& fragments) {
+    TempDir dir;
+    attn::testing::expect_refused({"--lessons-dir", attn::testing::this_lesson_with_document(dir, document), "check",
+                                   attn::testing::this_lesson_number()},
+                                  fragments);
+}
+
+}  // namespace
+
+ATTN_LESSON_TEST_CASE("hostile - weights that are not positive, rows of different lengths", "[cli][hostile]") {
+    for (const std::string p : {"[[0.5, 0, 0.5]]", "[[0.5, -1, 0.5]]", "[[-0.5, 1, 0.5]]"}) {
+        INFO("p " << p);
+        expect_check_refused(document_with("softmax", {{"p", p}, {"dp", "[[1, 0, 0]]"}}),
+                             {"input 'p' must hold positive finite weights"});
+    }
+    // ±∞ and NaN are refused earlier, by the document's reader, with the file and line.
+    expect_check_refused(document_with("softmax", {{"p", "[[0.5, inf, 0.5]]"}, {"dp", "[[1, 0, 0]]"}}),
+                         {"README.md:5", "input 'p' holds inf"});
+    expect_check_refused(document_with("softmax", {{"p", "[[0.5, 0.5]]"}, {"dp", "[[1, 0, 0]]"}}),
+                         {"inputs 'p' and 'dp' must both be one row"});
+}
+
+ATTN_LESSON_TEST_CASE("hostile - attention inputs of the wrong shapes, a mask in the tiled example", "[cli][hostile]") {
+    const std::string Q = "[[[1, 0], [0, 1]]]", K = "[[[1, 0], [0, 1], [1, 1]]]", V = "[[[1], [2], [3]]]";
+    expect_check_refused(document_with("main", {{"Q", Q}, {"K", K}, {"V", V}, {"dO", "[[[1, 0], [0, 1]]]"}}),
+                         {"grad_output", "(1, 2, 2)"});
+    expect_check_refused(document_with("tiled", {{"Q", Q}, {"K", K}, {"V", V}, {"dO", "[[[1], [0]]]"},
+                                                 {"attention_mask", "[[1, 1, 0]]"}, {"query_tile", "[1]"}, {"key_tile", "[2]"}}),
+                         {"example 'tiled' takes no attention_mask"});
+    expect_check_refused(document_with("tiled", {{"Q", Q}, {"K", K}, {"V", V}, {"dO", "[[[1], [0]]]"},
+                                                 {"query_tile", "[0]"}, {"key_tile", "[2]"}}),
+                         {"query_tile"});
+}
+
+ATTN_LESSON_TEST_CASE("hostile - an example too large for the finite differences is refused, not run for hours",
+                      "[cli][hostile]") {
+    // 400 queries and keys of width 2: 2 · 2400 entries moved, each costing a forward of 400 × 400 × 4.
+    std::string rows;
+    for (int i = 0; i < 400; ++i) rows += std::string(i ? ", " : "") + "[1, 0]";
+    const std::string tensor = "[[" + rows + "]]";
+    expect_check_refused(document_with("main", {{"Q", tensor}, {"K", tensor}, {"V", tensor}, {"dO", tensor}}),
+                         {"Q (1, 400, 2), K (1, 400, 2) and V (1, 400, 2) are too large for the finite-difference check"});
+}
