@@ -328,6 +328,20 @@ TEST_CASE("sandbox - each of lesson 9's mistakes made by independent code is nam
     expect_each_named(9, traps);
 }
 
+// Every mistake exercise 10 names, made by a second, independent implementation
+// (tests/data/exercises/independent/backward.cpp with one PLANTED_ macro).
+TEST_CASE("sandbox - each of lesson 10's mistakes made by independent code is named", "[exercises][sandbox][lesson10][slow]") {
+    const std::pair<const char*, const char*> traps[] = {
+        {"planted/scale_left_out.cpp", "your dQ and dK are √d_k times too large"},
+        {"planted/row_sum_forgotten.cpp", "your softmax's backward is dS = P ∘ dP"},
+        {"planted/query_key_swapped.cpp", "your dQ and dK are in each other's place"},
+        {"planted/value_transpose_forgotten.cpp", "your dV is P dO"},
+        {"planted/mask_ignored.cpp", "your backward recomputes the weights without the mask"},
+        {"planted/nan_for_fully_masked_backward.cpp", "a query whose keys are all hidden got NaN weights"},
+    };
+    expect_each_named(10, traps);
+}
+
 ATTN_PER_LESSON_TEST("a correct implementation passes its exercise through attn exercise", "[exercises][sandbox][slow]",
                      correct_implementation_passes, attn::testing::with_exercise)
 

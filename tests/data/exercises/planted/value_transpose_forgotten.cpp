@@ -1,0 +1,3 @@
+// dV = P dO: the transpose of the weights forgotten.
+#define PLANTED_VALUE_TRANSPOSE_FORGOTTEN
+#include "../independent/backward.cpp"
