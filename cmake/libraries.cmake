@@ -33,6 +33,7 @@ add_library(attn_io
   src/io/atomic_write.cpp
   src/io/npy.cpp
   src/io/npz.cpp
+  src/io/npz_write.cpp
   src/io/npy_tensor.cpp
 )
 add_library(attn::io ALIAS attn_io)

@@ -63,6 +63,7 @@ add_executable(attn_tests
   tests/test_npy.cpp
   tests/test_npy_bytes.cpp
   tests/test_npy_write.cpp
+  tests/test_npz_write.cpp
   tests/test_npy_float32.cpp
   tests/test_npy_tensor.cpp
   tests/test_printable.cpp

@@ -62,7 +62,9 @@ NpyArray read_npy(const std::string& path, NpyAccept accept, NpyFloat32 float32 
 NpyArray parse_npy(const std::string& bytes, const std::string& name, NpyAccept accept,
                    NpyFloat32 float32 = NpyFloat32::widen);
 
-/// The bytes of a .npy file (format version 1.0) holding `values` with `shape`, rounded to `dtype`.
+/// The bytes of a .npy file (format version 1.0) holding `values` with `shape`, rounded to `dtype`:
+/// float32 '<f4', float64 '<f8', integer '<i8' (int64, torch.long; each value must be an integer a
+/// double holds exactly), boolean '|b1' (nonzero is True). std::invalid_argument otherwise.
 std::string encode_npy(const std::vector<std::size_t>& shape, const std::vector<double>& values, NpyDtype dtype);
 
 /// Writes a .npy file atomically (write_files_atomically): a complete file or none.

@@ -13,6 +13,12 @@
 // read as read_npy reads a file. Every refusal names the archive and the member.
 //
 //   for (const auto& [name, array] : attn::read_npz("model.npz")) …   // name: "layers.0.norm1.weight"
+//
+// Writing: write_npz stores the members as numpy.savez does (zip, no compression, CRC-32 from
+// zlib), so numpy.load, torch and read_npz read it; the archive is written all or none
+// (write_files_atomically). No zip64: an archive of 4 GiB or more is refused.
+//
+//   attn::write_npz("model.npz", {{"generator.bias", attn::encode_npy({11}, bias, attn::NpyDtype::float32)}});
 #pragma once
 
 #include <cstddef>
@@ -45,5 +51,21 @@ std::vector<NpzMember> read_npz(const std::string& path, NpyAccept (*accept_for)
 std::vector<NpzMember> parse_npz(const std::string& bytes, const std::string& name,
                                  NpyAccept (*accept_for)(const std::string& key) = nullptr,
                                  NpyFloat32 float32 = NpyFloat32::widen);
+
+/// One member to write: its key (the name without ".npy"; no folder in it) and its .npy bytes
+/// (encode_npy, or any well-formed .npy file).
+struct NpzOutputMember {
+    std::string key;
+    std::string npy;
+};
+
+/// The bytes of an .npz archive holding `members` in order, stored uncompressed with their CRC-32.
+/// std::invalid_argument for an empty or repeated key, a key with '/' or '\\', or an archive that
+/// would need zip64 (4 GiB or more, 65 535 members or more).
+std::string encode_npz(const std::vector<NpzOutputMember>& members);
+
+/// Writes encode_npz(members) to `path` atomically. InputError naming the path when it cannot be
+/// written; std::invalid_argument as encode_npz.
+void write_npz(const std::string& path, const std::vector<NpzOutputMember>& members);
 
 }  // namespace attn

@@ -1,6 +1,7 @@
 #include "attn/npy.hpp"
 
 #include <cctype>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -396,7 +397,9 @@ std::string encode_npy(const std::vector<std::size_t>& shape, const std::vector<
     for (std::size_t i = 0; i < shape.size(); ++i) shape_text += std::to_string(shape[i]) + (i + 1 < shape.size() ? ", " : "");
     if (shape.size() == 1) shape_text += ",";
     shape_text += ")";
-    std::string header = std::string("{'descr': '") + (dtype == NpyDtype::float32 ? "<f4" : "<f8") +
+    const char* descr = dtype == NpyDtype::float32 ? "<f4" : dtype == NpyDtype::float64 ? "<f8"
+                        : dtype == NpyDtype::integer ? "<i8" : "|b1";
+    std::string header = std::string("{'descr': '") + descr +
                          "', 'fortran_order': False, 'shape': " + shape_text + ", }";
     // Pad with spaces so that the data starts on a 64-byte boundary; the header ends with '\n'.
     const std::size_t unpadded = 10 + header.size() + 1;
@@ -409,14 +412,22 @@ std::string encode_npy(const std::vector<std::size_t>& shape, const std::vector<
     bytes += static_cast<char>(header.size() & 0xff);
     bytes += static_cast<char>((header.size() >> 8) & 0xff);
     bytes += header;
-    const std::size_t item = dtype == NpyDtype::float32 ? 4 : 8;
+    const std::size_t item = dtype == NpyDtype::float32 ? 4 : dtype == NpyDtype::boolean ? 1 : 8;
     std::string data(count * item, '\0');
     for (std::size_t i = 0; i < count; ++i) {
         if (dtype == NpyDtype::float32) {
             const float value = static_cast<float>(values[i]);
             std::memcpy(&data[i * 4], &value, 4);
-        } else {
+        } else if (dtype == NpyDtype::float64) {
             std::memcpy(&data[i * 8], &values[i], 8);
+        } else if (dtype == NpyDtype::integer) {
+            if (!(values[i] >= -9007199254740992.0 && values[i] <= 9007199254740992.0) || values[i] != std::trunc(values[i])) {
+                throw std::invalid_argument("encode_npy: value " + std::to_string(i) + " is not an integer a double holds exactly");
+            }
+            const std::int64_t value = static_cast<std::int64_t>(values[i]);
+            std::memcpy(&data[i * 8], &value, 8);
+        } else {
+            data[i] = values[i] != 0 ? '\x01' : '\x00';
         }
     }
     return bytes + data;
