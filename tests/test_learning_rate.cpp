@@ -33,7 +33,7 @@ TEST_CASE("noam_learning_rate(k - 1) is the rate LambdaLR gives update k", "[lea
         for (std::size_t k = 1; k <= rates.size(); ++k) {
             const double expected = rates(k - 1), got = base_lr * attn::noam_learning_rate(k - 1, d_model, factor, warmup);
             INFO("update " << k << ": expected " << expected << ", got " << got << ", |Δ| " << std::abs(expected - got));
-            // One pow, one min and two products, as rate() computes them: equal to the last bits but one.
+            // The same pows, min and products as rate(), in its order: equal but for a last bit.
             CHECK(std::abs(expected - got) <= 1e-15 * expected);
         }
         // The consequence of LambdaLR starting at 0: the first two updates share a rate.

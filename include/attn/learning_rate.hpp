@@ -20,8 +20,8 @@
 //   lr_k = base_lr · noam_learning_rate(k − 1, d_model, factor, warmup)
 //
 // and because 0 counts as 1, updates 1 and 2 both use rate(1). base_lr is Adam's lr: 0.5 in the
-// Annotated Transformer's copy task, with factor 1 and warmup 400 (its larger model: lr 1, factor
-// 1, warmup 3000). A trainer that wants PyTorch's sequence passes k − 1, not k.
+// Annotated Transformer's copy task, with factor 1 and warmup 400. A trainer that wants PyTorch's
+// sequence passes k − 1, not k.
 //
 //   attn::noam_learning_rate(0, 512, 1.0, 400);     // = rate(1) = 512^(−1/2) · 400^(−3/2) ≈ 5.524e-06
 //   attn::noam_learning_rate(400, 512, 1.0, 400);   // the peak, 1/√(512 · 400) ≈ 2.210e-03
