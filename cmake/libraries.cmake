@@ -79,6 +79,7 @@ add_library(attn
   src/lib/encoder_layer.cpp
   src/lib/decoder_layer.cpp
   src/lib/transformer.cpp
+  src/lib/sublayer_backward.cpp
   src/lib/encoder_layer_backward.cpp
 )
 add_library(attn::attn ALIAS attn)

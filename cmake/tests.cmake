@@ -21,6 +21,7 @@ add_executable(attn_tests
   tests/support/npy_bytes.cpp
   tests/support/state_dict.cpp
   tests/support/gradient_check.cpp
+  tests/support/layer_parameters.cpp
   tests/test_shape.cpp
   tests/test_matmul.cpp
   tests/test_check.cpp
