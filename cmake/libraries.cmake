@@ -82,6 +82,7 @@ add_library(attn
   src/lib/sublayer_backward.cpp
   src/lib/encoder_layer_backward.cpp
   src/lib/decoder_layer_backward.cpp
+  src/lib/transformer_backward.cpp
 )
 add_library(attn::attn ALIAS attn)
 # include/ comes with attn_io; src/common holds finite_values.hpp, shared with the fast path.

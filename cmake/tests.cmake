@@ -53,6 +53,7 @@ add_executable(attn_tests
   tests/test_multi_head_attention_backward.cpp
   tests/test_encoder_layer_backward.cpp
   tests/test_decoder_layer_backward.cpp
+  tests/test_transformer_backward.cpp
   tests/support/fast_inputs.cpp
   tests/test_fast_attention.cpp
   tests/test_fast_multi_head_attention.cpp
