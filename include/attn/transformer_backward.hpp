@@ -59,7 +59,7 @@ struct TransformerGradients {
 /// The backward of transformer_steps(src, tgt, weights, options), which returned `steps`;
 /// grad_output is ∂loss/∂steps.output. Throws ShapeError naming the tensor that disagrees (grad_output,
 /// or steps of another call: a different number of layers, other shapes), InputError when
-/// grad_output holds NaN or ±∞ (named with its index).
+/// grad_output holds NaN or ±∞ (named with its index) or the final norms' eps is not positive.
 TransformerGradients transformer_backward(const Tensor3& src, const Tensor3& tgt, const TransformerWeights& weights,
                                           const TransformerOptions& options, const TransformerSteps& steps,
                                           const Tensor3& grad_output);
