@@ -1,7 +1,7 @@
-// Tests for attn/transformer_backward.hpp: transformer_steps gives transformer()'s numbers; the
-// backward of a small nn.Transformer (two layers per stack) against central differences on src,
-// tgt and every parameter (post-norm with every padding mask and causal, pre-norm), against
-// PyTorch's autograd of nn.Transformer, and the errors.
+// Tests for attn/transformer_backward.hpp: transformer_steps gives the two stacks' numbers, each
+// layer reading the one before; the backward of a small nn.Transformer (two layers per stack) against
+// central differences on src, tgt and every parameter (post-norm with every padding mask and causal,
+// pre-norm), against PyTorch's autograd of nn.Transformer, and the errors.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
@@ -50,21 +50,33 @@ const attn::Tensor3 small_upstream =
 
 }  // namespace
 
-TEST_CASE("transformer_steps computes what transformer() computes, keeping every layer's step", "[transformer_backward][lesson10]") {
+TEST_CASE("transformer_steps computes what the two stacks compute, keeping every layer's step",
+          "[transformer_backward][lesson10]") {
+    // transformer() is transformer_steps; the stacks (transformer_encoder, transformer_decoder)
+    // are a loop of their own, and each step's input is the step before's output.
     attn::TransformerOptions options(2);
     options.causal = true;
     options.src_attention_mask = options.memory_attention_mask = attn::Matrix{{1, 1, 1, 0}, {1, 1, 1, 1}};
     const attn::TransformerWeights w = small_model();
     const auto steps = attn::transformer_steps(small_src, small_tgt, w, options);
-    const auto result = attn::transformer(small_src, small_tgt, w, options);
-    CHECK_TENSOR_CLOSE(result.memory, steps.memory, 0.0, 0.0);
-    CHECK_TENSOR_CLOSE(result.output, steps.output, 0.0, 0.0);
+    attn::EncoderLayerOptions encoder(2);
+    encoder.attention_mask = options.src_attention_mask;
+    attn::DecoderLayerOptions decoder(2);
+    decoder.causal = true;
+    decoder.memory_attention_mask = options.memory_attention_mask;
+    const attn::Tensor3 memory = attn::transformer_encoder(small_src, w.encoder_layers, encoder, w.encoder_norm);
+    CHECK_TENSOR_CLOSE(memory, steps.memory, 0.0, 0.0);
+    CHECK_TENSOR_CLOSE(attn::transformer_decoder(small_tgt, memory, w.decoder_layers, decoder, w.decoder_norm),
+                       steps.output, 0.0, 0.0);
+    CHECK_TENSOR_CLOSE(attn::transformer(small_src, small_tgt, w, options).output, steps.output, 0.0, 0.0);
     REQUIRE(steps.encoder_layers.size() == 2);
     REQUIRE(steps.decoder_layers.size() == 2);
+    CHECK_TENSOR_CLOSE(small_src, steps.encoder_layers[0].attention_input, 0.0, 0.0);   // post-norm: the input as it is
+    CHECK_TENSOR_CLOSE(steps.encoder_layers[0].output, steps.encoder_layers[1].attention_input, 0.0, 0.0);
     CHECK_TENSOR_CLOSE(steps.encoder_layers[1].output, steps.encoder_stack_output, 0.0, 0.0);
+    CHECK_TENSOR_CLOSE(small_tgt, steps.decoder_layers[0].self_attention_input, 0.0, 0.0);
+    CHECK_TENSOR_CLOSE(steps.decoder_layers[0].output, steps.decoder_layers[1].self_attention_input, 0.0, 0.0);
     CHECK_TENSOR_CLOSE(steps.decoder_layers[1].output, steps.decoder_stack_output, 0.0, 0.0);
-    CHECK_TENSOR_CLOSE(attn::layer_norm(steps.decoder_stack_output, w.decoder_norm.first, w.decoder_norm.second),
-                       steps.output, 0.0, 0.0);
 }
 
 TEST_CASE("transformer_backward matches central differences on src, tgt and every parameter",
