@@ -2,7 +2,7 @@
 """attn's float32 fast path next to PyTorch on the same CPU, same threads, same shapes.
 
     /usr/bin/python3 bench/compare_pytorch.py --attn build/attn [--threads 1 2] [--rounds 3]
-        [--cases seed000 encoder long4096 long16384 causal32768 decode cli] [--baseline OLD/attn]
+        [--cases seed000 encoder long4096 long16384 causal32768 decode mha-backward cli] [--baseline OLD/attn]
         [--decode-tokens 512] [--decode-module-tokens M]
 
 For each thread count it measures, in one run:
@@ -29,6 +29,12 @@ For each thread count it measures, in one run:
     ratio at --decode-tokens),
     and (b) a hand-written PyTorch loop with its own K/V cache (bench/decode_pytorch.py), the two
     alternating for --rounds rounds; the load average is printed with every measurement;
+  * mha-backward: one training step of self-attention, forward and backward: PyTorch's
+    nn.MultiheadAttention(512, 8, batch_first=True) in train mode (dropout 0), x = torch.rand(4, T,
+    512) requiring grad, out = mha(x, x, x, need_weights=False)[0]; out.backward(g), against
+    `attn bench mha --backward` (the tiled forward for training, FlashAttention-2's backward, x's
+    gradient summed as autograd does); time at T = 1024 alternating for --rounds rounds, peak
+    memory at T = 4096 (one step per process, each side in its own processes);
   * cli: `attn check` (all lessons) < 0.5 s and `attn --version` < 50 ms.
 Every measurement is its own process: PyTorch in a child with OPENBLAS_NUM_THREADS and
 OMP_NUM_THREADS set and torch.set_num_threads(n), attn with the same environment and --threads n,
@@ -49,6 +55,7 @@ Targets (exit status 1 when one is missed; each is printed with PASS/FAIL and th
   long16384: peak RSS <= 1 GiB (PyTorch's out of memory recorded);
   causal32768: peak RSS <= 1 GiB, the attention part >= 60 % of the sgemm rate;
   decode: tokens/s >= 10 x (a)'s, and >= (b)'s;
+  mha-backward: time <= 1.0 x PyTorch's at T = 1024, peak RSS <= 0.2 x PyTorch's at T = 4096;
   cli: attn check < 0.5 s, attn --version < 50 ms.
 """
 import argparse
@@ -63,6 +70,7 @@ import time
 SEED000 = dict(batch=8, seq=300, d_model=768, heads=8)
 ENCODER = dict(batch=8, seq=128, d_model=512, heads=8, d_ff=2048)
 LONG = dict(batch=1, d_model=768, heads=12)
+BACKWARD = dict(batch=4, d_model=512, heads=8)
 DECODE = dict(layers=6, d_model=512, heads=8, d_ff=2048, memory=512, tokens=512)
 GiB = 1024 ** 3
 
@@ -113,6 +121,18 @@ def torch_worker(case, threads, repeat, seq):
             sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
             import decode_pytorch
             result.update(decode_pytorch.measure(case[len("decode-"):], dict(DECODE, tokens=seq), repeat))
+        elif case == "mha-backward":  # seq = T
+            B, D, h = BACKWARD["batch"], BACKWARD["d_model"], BACKWARD["heads"]
+            mha = torch.nn.MultiheadAttention(D, h, batch_first=True).train()
+            x = torch.rand(B, seq, D, requires_grad=True)
+            g = torch.rand(B, seq, D)
+
+            def step():
+                x.grad = None
+                mha.zero_grad(set_to_none=True)
+                out = mha(x, x, x, need_weights=False)[0]
+                out.backward(g)
+            result.update(timed(step, repeat, warmup=0 if repeat == 1 else 1))
         elif case == "encoder":
             B, T, D, h, F = (ENCODER[k] for k in ("batch", "seq", "d_model", "heads", "d_ff"))
             layer = torch.nn.TransformerEncoderLayer(D, h, F, dropout=0.0, batch_first=True).eval()
@@ -354,6 +374,53 @@ def decode_cases(args, attn, threads, report):
     report.target(f"decode >= the cached PyTorch loop, {n} tok, {threads}T", a <= b, f"{b / a:.2f}x")
 
 
+def backward_cases(args, attn, threads, report):
+    """One training step of self-attention: time at T = 1024 (alternating), peak memory at T = 4096."""
+    def with_load(runs, measure):
+        load = os.getloadavg()[0]
+        result = measure()
+        result["load"] = (load + os.getloadavg()[0]) / 2
+        runs.append(result)
+
+    torch_runs, attn_runs = [], []
+    shape = dict(BACKWARD, seq=1024)
+    alternate(args.rounds, [
+        lambda: with_load(torch_runs, lambda: run_torch("mha-backward", threads, args.repeat, 1024, args.torch_memory_gb)),
+        lambda: with_load(attn_runs, lambda: run_attn(attn, "mha", shape, threads, args.repeat, "--backward"))])
+    t, a = ms(torch_runs), ms(attn_runs)
+    best = min(attn_runs, key=lambda r: r["min_ms"])
+    print(f"\nmha forward + backward, B 4, T 1024, D 512, h 8 ({args.rounds} rounds × {args.repeat} steps)")
+    print(f"  PyTorch {t:.1f} / {median_ms(torch_runs):.1f} ms (min / median), peak RSS "
+          f"{max(r['peak_rss_mb'] for r in torch_runs):.0f} MB; every round {[round(r['min_ms']) for r in torch_runs]} ms "
+          f"at load {[round(r['load'], 1) for r in torch_runs]}")
+    print(f"  attn    {a:.1f} / {median_ms(attn_runs):.1f} ms, peak RSS {max(r['peak_rss_mb'] for r in attn_runs):.0f} MB, "
+          f"{best['gflops']:.1f} GFLOP/s; every round {[round(r['min_ms']) for r in attn_runs]} ms "
+          f"at load {[round(r['load'], 1) for r in attn_runs]}")
+    print(f"  attn, fastest step: forward {best['forward_ms']:.0f} ms (projections {best['forward_projection_ms']:.0f}, "
+          f"attention {best['forward_attention_ms']:.0f}, output {best['forward_output_ms']:.0f}); backward "
+          f"{best['backward_ms']:.0f} ms (output projection {best['backward_output_ms']:.0f}, attention "
+          f"{best['backward_attention_ms']:.0f}, Q/K/V projections {best['backward_projection_ms']:.0f}, "
+          f"the rest: x's gradient summed, allocations)")
+    report.target(f"mha backward T 1024 time <= 1.0 x PyTorch, {threads}T", a <= t, f"{a / t:.3f} ({a:.0f} vs {t:.0f} ms)")
+
+    long_shape = dict(BACKWARD, seq=4096)
+    torch_long, attn_long = [], []
+    with_load(torch_long, lambda: run_torch("mha-backward", threads, 1, 4096, args.torch_memory_gb))
+    with_load(attn_long, lambda: run_attn(attn, "mha", long_shape, threads, 1, "--backward", "--warmup", "0"))
+    a_rss = attn_long[0]["peak_rss_mb"]
+    print(f"\nmha forward + backward, B 4, T 4096, D 512, h 8 (one step per process)")
+    print(f"  attn    {attn_long[0]['min_ms']:.0f} ms, peak RSS {a_rss:.0f} MB at load {attn_long[0]['load']:.1f}")
+    if "out_of_memory" in torch_long[0]:
+        print(f"  PyTorch: out of memory under a {args.torch_memory_gb:g} GiB address-space limit: "
+              f"{torch_long[0]['out_of_memory']}")
+        report.target(f"mha backward T 4096 PyTorch ran, {threads}T", False, "out of memory")
+        return
+    t_rss = torch_long[0]["peak_rss_mb"]
+    print(f"  PyTorch {torch_long[0]['min_ms']:.0f} ms, peak RSS {t_rss:.0f} MB at load {torch_long[0]['load']:.1f}")
+    report.target(f"mha backward T 4096 peak RSS <= 0.2 x PyTorch, {threads}T", a_rss <= 0.2 * t_rss,
+                  f"{a_rss / t_rss:.3f} ({a_rss:.0f} vs {t_rss:.0f} MB)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--attn", default="build/attn", help="the attn program (default: build/attn)")
@@ -363,7 +430,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=10, help="timed calls per measurement (short cases)")
     parser.add_argument("--long-repeat", type=int, default=3, help="timed calls per measurement at T = 4096")
     parser.add_argument("--cases", nargs="+",
-                        default=["seed000", "encoder", "long4096", "long16384", "causal32768", "decode", "cli"])
+                        default=["seed000", "encoder", "long4096", "long16384", "causal32768", "decode", "mha-backward", "cli"])
     parser.add_argument("--decode-tokens", type=int, default=DECODE["tokens"], help="tokens generated by the decode case")
     parser.add_argument("--decode-module-tokens", type=int, default=0,
                         help="tokens generated by nn.TransformerDecoder re-run on the prefix (default: --decode-tokens)")
@@ -388,6 +455,8 @@ def main():
         long_cases(args, attn, threads, sgemm, report)
         if "decode" in args.cases:
             decode_cases(args, attn, threads, report)
+        if "mha-backward" in args.cases:
+            backward_cases(args, attn, threads, report)
     if "cli" in args.cases:
         check = best_time(attn, ["check"], 5)
         start = best_time(attn, ["--version"], 20)

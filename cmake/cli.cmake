@@ -15,6 +15,7 @@ add_executable(attn_cli
   src/cli/bench_support.cpp
   src/cli/command_bench.cpp
   src/cli/command_bench_decode.cpp
+  src/cli/command_bench_backward.cpp
   src/cli/command_view.cpp
 )
 set_target_properties(attn_cli PROPERTIES OUTPUT_NAME attn)

@@ -115,6 +115,8 @@ add_library(attn_fast
   src/fast/online_softmax_update.cpp
   src/fast/tiled_attention.cpp
   src/fast/multi_head_attention.cpp
+  src/fast/tiled_attention_backward.cpp
+  src/fast/multi_head_attention_backward.cpp
   src/fast/encoder_layer.cpp
   src/fast/cached_attention.cpp
   src/fast/decoder.cpp

@@ -62,6 +62,7 @@ add_executable(attn_tests
   tests/support/fast_inputs.cpp
   tests/test_fast_attention.cpp
   tests/test_fast_multi_head_attention.cpp
+  tests/test_fast_multi_head_attention_backward.cpp
   tests/test_fast_encoder_layer.cpp
   tests/test_fast_threads.cpp
   tests/test_fast_kernels.cpp

@@ -74,6 +74,13 @@ TEST_CASE("cli - bench refuses bad options with exit 2 and a message naming the 
         {{"bench", "mha", "--rope", "spiral\x1b[31m"}, "--rope spiral"},
         {{"bench", "encoder-layer", "--rope", "halves"}, "--rope applies to mha only"},
         {{"bench", "mha", "--d-model", "6", "--heads", "2", "--rope", "pairs"}, "even d_k = d_model / heads"},
+        {{"bench", "encoder-layer", "--backward"}, "--backward applies to mha only, not to encoder-layer"},
+        {{"bench", "decode", "--backward"}, "--backward applies to mha only, not to decode"},
+        {{"bench", "mha", "--backward", "--rope", "halves"}, "--rope does not apply to mha --backward"},
+        {{"bench", "mha", "--backward", "--no-weights"}, "--no-weights does not apply to mha --backward"},
+        {{"bench", "mha", "--backward", "--d-model", "10", "--heads", "3"}, "--heads 3 does not divide --d-model 10"},
+        {{"bench", "mha", "--backward", "--repeat", "0"}, "--repeat must be at least 1 (got 0)"},
+        {{"bench", "mha", "--backward", "--batch", "64", "--seq", "100000"}, "would need 183.1 GiB of memory; the limit is 8 GiB"},
     };
     for (const auto& [arguments, message] : cases) {
         const auto r = run_attn(arguments);
@@ -167,4 +174,29 @@ TEST_CASE("cli - bench decode refuses bad options with exit 2 and names them", "
         CHECK(r.out.empty());
     }
     CHECK(run_attn({"bench", "decode", "--kv-heads", "two"}).exit_code == 2);  // the parser's own message
+}
+
+TEST_CASE("cli - bench mha --backward times the training step and prints its parts", "[cli][bench]") {
+    const auto r = run_attn({"bench", "mha", "--backward", "--batch", "2", "--seq", "5", "--d-model", "8", "--heads", "2",
+                             "--threads", "1", "--repeat", "2", "--json"});
+    REQUIRE(r.exit_code == 0);
+    // FLOPs (2 per multiply-add), B 2, T = S 5, D 8: forward 8·B·T·D² + 4·B·T²·D = 5120 + 1600;
+    // backward: the output projection's two products 4·B·T·D², the heads' five 10·B·T²·D, the Q, K,
+    // V projections' six 12·B·T·D²: 2560 + 4000 + 7680.
+    CHECK_THAT(r.out, Catch::StartsWith("{\"module\": \"mha-backward\", \"shape\": {\"batch\": 2, \"seq\": 5, "
+                                        "\"d_model\": 8, \"heads\": 2}") &&
+                          Catch::Contains("\"forward_gflop\": 0.0000, \"backward_gflop\": 0.0000"));
+    for (const char* key : {"\"min_ms\": ", "\"forward_ms\": ", "\"backward_ms\": ", "\"backward_attention_ms\": ",
+                            "\"backward_projection_ms\": ", "\"peak_rss_mb\": ", "\"sgemm_gflops\": "}) {
+        CHECK_THAT(r.out, Catch::Contains(key));
+    }
+    const auto table = run_attn({"bench", "mha", "--backward", "--batch", "4", "--seq", "64", "--d-model", "32", "--heads",
+                                 "4", "--threads", "2", "--repeat", "1"});
+    CHECK(table.exit_code == 0);
+    // forward 8·4·64·32² + 4·4·64²·32 = 2 097 152 + 2 097 152; backward 4·4·64·32² + 10·4·64²·32 +
+    // 12·4·64·32² = 1 048 576 + 5 242 880 + 3 145 728.
+    CHECK_THAT(table.out, Catch::Contains("attn bench mha --backward · float32 · B 4, T 64, D 32, h 4 · 2 threads · "
+                                          "1 timed step after 1 warm-up step") &&
+                              Catch::Contains("GFLOP of matrix products: forward 0.004, backward 0.009)") &&
+                              Catch::Contains("  backward  output projection "));
 }

@@ -322,18 +322,21 @@ std::string describe_bench_modules() {
         text += "  " + m.name + "  " + tr(m.summary) + "\n    --batch " + std::to_string(m.batch) + " --seq " +
                 std::to_string(m.seq) + " --d-model " + std::to_string(m.d_model) + " --heads " +
                 std::to_string(m.heads) + (m.d_ff ? " --d-ff " + std::to_string(m.d_ff) : std::string()) + "\n";
+        if (m.name == "mha") text += "    " + describe_bench_backward() + "\n";
     }
     return text;
 }
 
 int run_bench(const GlobalOptions&, const BenchOptions& options) {
     const BenchModule& module = find_bench_module(options.module);
+    if (options.backward && module.name != "mha") throw InputError(trf("--backward applies to mha only, not to {1}", {module.name}));
     if (module.name == "decode") return run_bench_decode(options);
     for (const auto& [flag, given] : {std::pair<const char*, bool>{"--layers", options.layers.has_value()},
                                       {"--kv-heads", options.kv_heads.has_value()}, {"--memory", options.memory.has_value()},
                                       {"--tokens", options.tokens.has_value()}}) {
         if (given) throw InputError(trf("{1} applies to decode only, not to {2}", {flag, module.name}));
     }
+    if (options.backward) return run_bench_backward(options);
     const fast::MachineDescription machine = fast::describe_machine();
     const BenchRun run = checked_run(options, module, machine);
     const Footprint counted = footprint(run);

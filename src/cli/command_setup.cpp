@@ -323,6 +323,8 @@ CLI::App* setup_bench(CLI::App& app, BenchOptions& options) {
     size("--warmup", options.warmup, tr("Untimed calls first (they size the buffers); 0 for one cold call (default 1)"));
     command->add_flag("--no-weights", options.no_weights,
                       tr("mha: need_weights = false, the tiled online softmax: no (B, h, T, S) weights are held"));
+    command->add_flag("--backward", options.backward,
+                      tr("mha: time the forward for training and the backward (FlashAttention-2's, tiled) together"));
     command->add_flag("--causal", options.causal, tr("The causal mask: query t sees keys 0 ... t; skipped tiles are not counted"));
     command->add_option("--rope", options.rope,
                         tr("mha: RoPE on each head's Q and K, layout halves (Hugging Face's rotate_half) or pairs "

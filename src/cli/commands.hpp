@@ -100,6 +100,7 @@ struct BenchOptions {
     std::optional<long long> repeat;                      // timed calls after the warm-up calls (decode: generations)
     std::optional<long long> warmup;                      // untimed calls first (sizing the buffers)
     bool no_weights = false;                              // mha: need_weights = false, the tiled path
+    bool backward = false;                                // mha: the forward for training and the backward
     bool causal = false;                                  // the causal mask (top-left)
     std::string rope;                                     // mha: --rope halves|pairs, RoPE on Q and K; empty: none
     bool json = false;
@@ -109,6 +110,10 @@ int run_bench(const GlobalOptions& global, const BenchOptions& options);
 int run_bench_decode(const BenchOptions& options);
 /// The decode module's line of `attn bench --help`.
 std::string describe_bench_decode();
+/// `attn bench mha --backward` (command_bench_backward.cpp), called by run_bench.
+int run_bench_backward(const BenchOptions& options);
+/// The --backward line of `attn bench --help`.
+std::string describe_bench_backward();
 
 /// The text that `attn bench --help` adds after the options: the modules and their default shapes.
 std::string describe_bench_modules();

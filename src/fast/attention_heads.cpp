@@ -143,10 +143,24 @@ void project_and_attend(const AttendArguments& args, float* weights, float* cont
     if (weights != nullptr) {
         attention_with_weights(shape, in, weights, context, pool, bad, work);
     } else {
-        tiled_attention(shape, in, args.query_tile, args.key_tile, context, ws.tiles, pool, bad, work);
+        tiled_attention(shape, in, args.query_tile, args.key_tile, context, args.log_sum_exp, ws.tiles, pool, bad, work);
     }
     bad.throw_if_found(function);
     work.attention_seconds += seconds_since(start);
+}
+
+void project_output(const std::string& function, const HeadsShape& shape, const AttentionParameters& parameters,
+                    const float* context, float* output, WorkerPool& pool, AttentionWork& work) {
+    const std::size_t B = shape.B, T = shape.T, D = shape.D;
+    const auto start = std::chrono::steady_clock::now();
+    if (parameters.w_o) {
+        project(context, B * T, D, *parameters.w_o, data_or_null(parameters.b_o), output, pool);
+        work.output_flops += 2.0 * double(B) * double(T) * double(D) * double(D);
+    }
+    require_finite(function, "output", {B, T, D}, output,
+                   std::string("the output projection context · w_oᵀ + b_o in float32; ") + float32_overflow_advice,
+                   pool);
+    work.output_seconds = seconds_since(start);
 }
 
 }  // namespace attn::fast::detail

@@ -49,11 +49,13 @@ struct ProjectedInputs {
 void attention_with_weights(const HeadsShape& shape, const ProjectedInputs& in, float* weights, float* context,
                             WorkerPool& pool, FirstNonFinite& bad, AttentionWork& work);
 
-/// Fills context tile by tile; `scratch` is resized to one tile's buffers per worker. A
-/// non-finite score or context value is offered to `bad`; `work` gets the FLOPs and tile counts.
+/// Fills context tile by tile, and log_sum_exp (B, h, T) unless it is null: L = m + log l of each
+/// query, +∞ for a query with no visible key (what the backward recomputes P from). `scratch` is
+/// resized to one tile's buffers per worker. A non-finite score or context value is offered to
+/// `bad`; `work` gets the FLOPs and tile counts.
 void tiled_attention(const HeadsShape& shape, const ProjectedInputs& in, std::size_t query_tile, std::size_t key_tile,
-                     float* context, std::vector<float>& scratch, WorkerPool& pool, FirstNonFinite& bad,
-                     AttentionWork& work);
+                     float* context, float* log_sum_exp, std::vector<float>& scratch, WorkerPool& pool,
+                     FirstNonFinite& bad, AttentionWork& work);
 
 /// What project_and_attend reads: the inputs (row-major, D columns each) and their shape, the
 /// parameters, the padding mask (B, S) and the causal flag, and the tiles of the tiled form.
@@ -68,6 +70,7 @@ struct AttendArguments {
     bool causal;
     std::size_t query_tile, key_tile;
     const RotaryOptions* rope = nullptr;  // RoPE on q and k after their projections; null: none
+    float* log_sum_exp = nullptr;         // tiled form: (B, h, T) L = m + log l, kept for the backward; null: none
 };
 
 /// Steps 1 and 2 of multi-head attention, shared by multi_head_attention and the encoder layer:
@@ -77,6 +80,12 @@ struct AttendArguments {
 /// non-finite value (q, k, v, scores, context_heads) in the lesson path's order.
 void project_and_attend(const AttendArguments& args, float* weights, float* context, AttentionWorkspace& ws,
                         WorkerPool& pool, AttentionWork& work);
+
+/// Step 3 of multi-head attention: output (B·T, D) = context W_oᵀ + b_o (the context itself when
+/// there is no w_o, already in `output`), then checked for NaN and ±∞ (InputError naming output).
+/// `work` gets its FLOPs and time.
+void project_output(const std::string& function, const HeadsShape& shape, const AttentionParameters& parameters,
+                    const float* context, float* output, WorkerPool& pool, AttentionWork& work);
 
 /// The messages that name a bad score or context value of head `head` of batch item b.
 NonFiniteValue non_finite_score(const HeadsShape& shape, std::size_t b, std::size_t head, std::size_t t,

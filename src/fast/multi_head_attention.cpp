@@ -91,17 +91,7 @@ void multi_head_attention_into(const Tensor3& query, const Tensor3& key, const T
     detail::project_and_attend(attend, weights, context, workspace, *pool, result.work);
 
     // 3. The output projection.
-    const auto start = std::chrono::steady_clock::now();
-    if (parameters.w_o) {
-        detail::project(context, B * T, D, *parameters.w_o, detail::data_or_null(parameters.b_o), result.output.data(),
-                        *pool);
-        result.work.output_flops += 2.0 * double(B) * double(T) * double(D) * double(D);
-    }
-    detail::require_finite(function, "output", {B, T, D}, result.output.data(),
-                           std::string("the output projection context · w_oᵀ + b_o in float32; ") +
-                               detail::float32_overflow_advice,
-                           *pool);
-    result.work.output_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    detail::project_output(function, attend.shape, parameters, context, result.output.data(), *pool, result.work);
 }
 
 AttentionResult multi_head_attention(const Tensor3& query, const Tensor3& key, const Tensor3& value,

@@ -10,6 +10,7 @@
 // Shapes: x (rows, in) row-major · weight (out, in) as nn.Linear stores it · bias (out) · y (rows, out)
 //
 //   project(x, rows, D, w_q, b_q_or_null, q, pool);
+//   project_backward(x, dq, rows, D, w_q, d_w_q, d_b_q_or_null, dx, pool);   // its gradients
 //   project_together({{x, &w_q, b_q, q}, {x, &w_k, b_k, k}, {x, &w_v, b_v, v}}, B, pool);
 #pragma once
 
@@ -40,6 +41,13 @@ struct Product {
 /// are handed out in one job (e.g. a layer's Q, K and V), so that the workers wake once. Every
 /// product has `rows` rows.
 void project_together(const std::vector<Product>& products, std::size_t rows, WorkerPool& pool);
+
+/// The backward of project: given dy = ∂loss/∂y (rows, out), d_weight (out, in) = dyᵀ x, d_bias
+/// (out) = the column sums of dy (skipped when null), dx (rows, in) = dy · weight (skipped when
+/// null). The weight's gradient is split over the workers by its rows (each one sgemm over all
+/// `rows`), dx by rows, in one job. The bias sums are accumulated in double.
+void project_backward(const float* x, const float* dy, std::size_t rows, std::size_t in, const Matrix& weight,
+                      float* d_weight, float* d_bias, float* dx, WorkerPool& pool);
 
 /// The data of an optional vector, or null when it is absent.
 inline const float* data_or_null(const std::optional<Vector>& v) { return v ? v->data() : nullptr; }

@@ -213,9 +213,10 @@ QueryTileWork walk_key_tiles(const TiledCall& call, std::size_t b, std::size_t h
 }
 
 // The context rows = accumulator / l, once; written over Q's rows when context is q (see the
-// header). l = 0: no visible key at all, zeros (the library's policy).
+// header). l = 0: no visible key at all, zeros (the library's policy). With log_sum_exp, also
+// L = m + log l of each row (+∞ for a row with no visible key: e^(score − L) is then 0).
 void write_context_rows(const TiledCall& call, std::size_t b, std::size_t head, std::size_t q0, std::size_t rows,
-                        const TileState& state, float* context) {
+                        const TileState& state, float* context, float* log_sum_exp) {
     const std::size_t D = call.shape.D, dk = call.shape.head_width();
     float* out = context + (b * call.shape.T + q0) * D + head * dk;
     for (std::size_t r = 0; r < rows; ++r) {
@@ -224,13 +225,19 @@ void write_context_rows(const TiledCall& call, std::size_t b, std::size_t head, 
         const float* accumulator = state.accumulator + r * dk;
         for (std::size_t i = 0; i < dk; ++i) out[r * D + i] = accumulator[i] * inverse;
     }
+    if (log_sum_exp == nullptr) return;
+    float* L = log_sum_exp + (b * call.shape.heads + head) * call.shape.T + q0;
+    for (std::size_t r = 0; r < rows; ++r) {
+        const float l = state.running_sum[r];
+        L[r] = l > 0.0f ? state.running_max[r] + std::log(l) : std::numeric_limits<float>::infinity();
+    }
 }
 
 }  // namespace
 
 void tiled_attention(const HeadsShape& shape, const ProjectedInputs& in, std::size_t query_tile, std::size_t key_tile,
-                     float* context, std::vector<float>& scratch, WorkerPool& pool, FirstNonFinite& bad,
-                     AttentionWork& work) {
+                     float* context, float* log_sum_exp, std::vector<float>& scratch, WorkerPool& pool,
+                     FirstNonFinite& bad, AttentionWork& work) {
     const std::size_t B = shape.B, T = shape.T, S = shape.S, h = shape.heads, dk = shape.head_width();
     const std::size_t tq = std::min(query_tile, T), tk = std::min(key_tile, S);
     const std::size_t query_tiles = (T + tq - 1) / tq, key_tiles = (S + tk - 1) / tk;
@@ -260,7 +267,7 @@ void tiled_attention(const HeadsShape& shape, const ProjectedInputs& in, std::si
         }
         task_work[task] = walk_key_tiles(call, b, head, q0, rows, state, bad);
         if (!task_work[task].finite) return;
-        write_context_rows(call, b, head, q0, rows, state, context);
+        write_context_rows(call, b, head, q0, rows, state, context, log_sum_exp);
         check_context_rows(shape, context, b, head, q0, rows, bad);
     });
     std::size_t computed = 0;
