@@ -334,12 +334,14 @@ Vector layer_finite_difference_errors(const LayerExample& layer, const MultiHead
     double largest = 0.0;
     for (std::size_t t = 0; t < 9; ++t)
         for (std::size_t i = 0; i < counts[t]; ++i) largest = std::max(largest, std::abs(moved[t].second[i]));
+    // A doutput of zeros makes every gradient zero: the errors are then absolute, not 0 / 0.
+    const double yardstick = largest > 0.0 ? largest : 1.0;
     const auto loss = [&] { return double(xt::sum(multi_head_attention(x, x, x, w, layer.heads).output * layer.doutput)()); };
     Vector errors = xt::zeros<double>({std::size_t(9)});
     for (std::size_t t = 0; t < 9; ++t) {
         const std::vector<double> differences = central_differences(moved[t].first, counts[t], loss);
         for (std::size_t i = 0; i < counts[t]; ++i)
-            errors(t) = std::max(errors(t), std::abs(differences[i] - moved[t].second[i]) / largest);
+            errors(t) = std::max(errors(t), std::abs(differences[i] - moved[t].second[i]) / yardstick);
     }
     return errors;
 }

@@ -14,6 +14,7 @@
 #include "attn/multi_head_attention.hpp"
 #include "attn/multi_head_attention_backward.hpp"
 #include "support/hostile_checks.hpp"
+#include "support/run_command.hpp"
 #include "support/lesson_runs.hpp"
 #include "support/lesson_test_case.hpp"
 
@@ -192,6 +193,17 @@ ATTN_LESSON_TEST_CASE("hostile - a layer whose heads, doutput or size do not fit
     expect_check_refused(with("heads", "[0]"), {"heads"});
     expect_check_refused(with("doutput", "[[[1, 0, 0], [0, 1, 0]]]"), {"grad_output", "(1, 2, 3)"});
     expect_check_refused(with("w_k", "[[1, 0]]"), {"w_k", "(1, 2)"});
+    {  // doutput all zeros: every gradient is zero, and the errors are measured, not 0 / 0 = NaN
+        TempDir dir;
+        const std::string document = with("doutput", "[[[0, 0], [0, 0]]]") +
+                                     "```attn expect fd_relative_error example=layer atol=1e-7\n"
+                                     "tensor([0., 0., 0., 0., 0., 0., 0., 0., 0.])\n```\n";
+        const auto result = attn::testing::run_attn(
+            {"--lessons-dir", attn::testing::this_lesson_with_document(dir, document), "check", attn::testing::this_lesson_number()});
+        INFO(result.out << result.err);
+        CHECK(result.exit_code == 0);
+        CHECK(result.out.find("1 passed, 0 failed") != std::string::npos);
+    }
     // 600 positions of width 2: 2 · 1224 numbers moved, each costing a forward of 600 × 600 × 2 and more.
     std::string rows;
     for (int i = 0; i < 600; ++i) rows += std::string(i ? ", " : "") + "[1, 0]";
