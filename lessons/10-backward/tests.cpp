@@ -1,7 +1,8 @@
 // This lesson's own tests: its finite differences agree with the library's backward to a relative
 // 1e-7, the tiled (FlashAttention) backward equals the plain one, and a fully hidden query gets
 // exact zeros, never NaN; and its program on hostile documents, through the real
-// `attn check --lessons-dir`: exit 2 naming the input.
+// `attn check --lessons-dir`: exit 2 naming the input. The multi-head layer's backward, chained
+// step by step from the library's pieces, equals the library's one-call backward.
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cmath>
@@ -10,7 +11,10 @@
 #include <utility>
 #include <vector>
 
+#include "attn/multi_head_attention.hpp"
+#include "attn/multi_head_attention_backward.hpp"
 #include "support/hostile_checks.hpp"
+#include "support/run_command.hpp"
 #include "support/lesson_runs.hpp"
 #include "support/lesson_test_case.hpp"
 
@@ -76,6 +80,48 @@ ATTN_LESSON_TEST_CASE("a query that sees no key gets exact zeros, and a hidden k
     for (std::size_t x = 0; x < dV.shape(2); ++x) CHECK(dV(0, 2, x) == 0.0);
 }
 
+ATTN_LESSON_TEST_CASE("the layer's backward chained step by step equals the library's one call", "[lesson05]") {
+    const auto run = attn::testing::run_this_lesson();
+    const auto inputs = run.document.inputs("layer");
+    const auto matrix = [&](const char* name) { return attn::Matrix(inputs.at(name)); };
+    const auto vector = [&](const char* name) {
+        const attn::DynamicTensor values = inputs.at(name);
+        attn::Vector result = attn::Vector::from_shape({values.size()});
+        std::copy(values.begin(), values.end(), result.begin());
+        return result;
+    };
+    attn::MultiHeadAttentionWeights w;
+    w.w_q = matrix("w_q"), w.w_k = matrix("w_k"), w.w_v = matrix("w_v"), w.w_o = matrix("w_o");
+    w.b_q = vector("b_q"), w.b_k = vector("b_k"), w.b_v = vector("b_v"), w.b_o = vector("b_o");
+    const attn::Tensor3 x = inputs.at("x"), doutput = inputs.at("doutput");
+    const std::size_t heads = std::size_t(inputs.at("heads")(0));
+    const auto forward = attn::multi_head_attention(x, x, x, w, heads);
+    const auto grad = attn::multi_head_attention_backward(x, x, x, w, heads, forward, doutput);
+    const std::pair<std::string, attn::DynamicTensor> expected[] = {
+        {"dx", attn::Tensor3(grad.query + grad.key + grad.value)},
+        {"dW_q", grad.weights.w_q}, {"dW_k", grad.weights.w_k}, {"dW_v", grad.weights.w_v}, {"dW_o", *grad.weights.w_o},
+        {"db_q", grad.weights.b_q}, {"db_v", grad.weights.b_v}, {"db_o", *grad.weights.b_o}};
+    for (const auto& [name, values] : expected) {
+        INFO("gradient " << name);
+        check_relative(values, computed(run, "layer", name), 1e-13);
+    }
+    // b_k's gradient is zero in exact arithmetic (the softmax ignores a shift of a whole row):
+    // both sides hold rounding noise only.
+    const attn::DynamicTensor db_k = computed(run, "layer", "db_k");
+    for (std::size_t i = 0; i < db_k.size(); ++i) CHECK(std::abs(db_k(i)) < 1e-14);
+}
+
+ATTN_LESSON_TEST_CASE("the layer's finite differences are measured, and within 1e-7 of the backward", "[lesson05]") {
+    const auto run = attn::testing::run_this_lesson();
+    const attn::DynamicTensor errors = computed(run, "layer", "fd_relative_error");
+    REQUIRE(errors.size() == 9);  // x and the eight parameters
+    INFO("errors " << values_of(errors));
+    // Measured, not written: rounding leaves a trace on the weights' gradients (exactly 0 would
+    // mean no difference was taken), and none reaches 1e-7.
+    CHECK(*std::max_element(errors.begin(), errors.end()) > 0.0);
+    for (const double error : errors) CHECK(error < 1e-7);
+}
+
 namespace {
 
 using attn::testing::TempDir;
@@ -129,4 +175,40 @@ ATTN_LESSON_TEST_CASE("hostile - an example too large for the finite differences
     const std::string tensor = "[[" + rows + "]]";
     expect_check_refused(document_with("main", {{"Q", tensor}, {"K", tensor}, {"V", tensor}, {"dO", tensor}}),
                          {"Q (1, 400, 2), K (1, 400, 2) and V (1, 400, 2) are too large for the finite-difference check"});
+}
+
+ATTN_LESSON_TEST_CASE("hostile - a layer whose heads, doutput or size do not fit", "[cli][hostile]") {
+    const std::string identity = "[[1, 0], [0, 1]]", zeros = "[0, 0]";
+    std::vector<std::pair<std::string, std::string>> layer = {
+        {"x", "[[[1, 0], [0, 1]]]"}, {"doutput", "[[[1, 0], [0, 1]]]"}, {"heads", "[2]"}};
+    for (const char* name : {"w_q", "w_k", "w_v", "w_o"}) layer.push_back({name, identity});
+    for (const char* name : {"b_q", "b_k", "b_v", "b_o"}) layer.push_back({name, zeros});
+    auto with = [&](const std::string& name, const std::string& values) {
+        auto changed = layer;
+        for (auto& [input, text] : changed)
+            if (input == name) text = values;
+        return document_with("layer", changed);
+    };
+    expect_check_refused(with("heads", "[3]"), {"heads"});
+    expect_check_refused(with("heads", "[0]"), {"heads"});
+    expect_check_refused(with("doutput", "[[[1, 0, 0], [0, 1, 0]]]"), {"grad_output", "(1, 2, 3)"});
+    expect_check_refused(with("w_k", "[[1, 0]]"), {"w_k", "(1, 2)"});
+    {  // doutput all zeros: every gradient is zero, and the errors are measured, not 0 / 0 = NaN
+        TempDir dir;
+        const std::string document = with("doutput", "[[[0, 0], [0, 0]]]") +
+                                     "```attn expect fd_relative_error example=layer atol=1e-7\n"
+                                     "tensor([0., 0., 0., 0., 0., 0., 0., 0., 0.])\n```\n";
+        const auto result = attn::testing::run_attn(
+            {"--lessons-dir", attn::testing::this_lesson_with_document(dir, document), "check", attn::testing::this_lesson_number()});
+        INFO(result.out << result.err);
+        CHECK(result.exit_code == 0);
+        CHECK(result.out.find("1 passed, 0 failed") != std::string::npos);
+    }
+    // 600 positions of width 2: 2 · 1224 numbers moved, each costing a forward of 600 × 600 × 2 and more.
+    std::string rows;
+    for (int i = 0; i < 600; ++i) rows += std::string(i ? ", " : "") + "[1, 0]";
+    auto large = layer;
+    large[0].second = large[1].second = "[[" + rows + "]]";
+    expect_check_refused(document_with("layer", large),
+                         {"x (1, 600, 2) and the (D, D) weights are too large for the finite-difference check"});
 }
