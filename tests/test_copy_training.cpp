@@ -63,7 +63,9 @@ TEST_CASE("teacher_forcing: the decoder reads tgt[:, :-1] and is scored on tgt[:
 
 TEST_CASE("train_step: the first 20 losses equal PyTorch's from the same weights and batches", "[copy_training]") {
     // The issue's tolerance is 1e-4 relative. Both sides compute in float64 and differ only in the
-    // order of additions, which 20 Adam steps carry forward: the losses agree to about 1e-13.
+    // order of additions: measured, the 40 losses agree to 8.4e-16 at most. 1e-4 alone would let
+    // real mistakes through — Adam's ε at 1e-8 instead of 1e-9 moves the losses by 5.9e-5 — so
+    // the losses are held to 1e-12 as well, what float64 gives with room to spare.
     const auto& fixture = copy_training_fixture();
     for (const auto& [name, smoothing] : {std::pair<std::string, double>{"smoothing", 0.1}, {"plain", 0.0}}) {
         auto settings = fixture.settings;
@@ -82,6 +84,7 @@ TEST_CASE("train_step: the first 20 losses equal PyTorch's from the same weights
                    << result.learning_rate;
             INFO(report.str());
             CHECK(relative <= 1e-4);
+            CHECK(relative <= 1e-12);
             CHECK(result.learning_rate == Approx(rates(step)).epsilon(1e-14));
         }
         CHECK(trainer.adam.step == 20);
