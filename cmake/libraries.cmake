@@ -83,6 +83,10 @@ add_library(attn
   src/lib/decoder_layer.cpp
   src/lib/transformer.cpp
   src/lib/encoder_layer_backward.cpp
+  src/lib/embedding_backward.cpp
+  src/lib/cross_entropy.cpp
+  src/lib/adam.cpp
+  src/lib/learning_rate.cpp
 )
 add_library(attn::attn ALIAS attn)
 # include/ comes with attn_io; src/common holds finite_values.hpp, shared with the fast path.

@@ -51,6 +51,11 @@ add_executable(attn_tests
   tests/test_feed_forward_backward.cpp
   tests/test_multi_head_attention_backward.cpp
   tests/test_encoder_layer_backward.cpp
+  tests/support/training_fixtures.cpp
+  tests/test_embedding_backward.cpp
+  tests/test_cross_entropy.cpp
+  tests/test_adam.cpp
+  tests/test_learning_rate.cpp
   tests/support/fast_inputs.cpp
   tests/test_fast_attention.cpp
   tests/test_fast_multi_head_attention.cpp

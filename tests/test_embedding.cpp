@@ -4,23 +4,9 @@
 
 #include "attn/embedding.hpp"
 #include "attn/error.hpp"
-#include "attn/npy.hpp"
 #include "support/fixtures.hpp"
 #include "support/tensor_match.hpp"
-
-namespace {
-
-attn::IdTensor load_ids(const std::filesystem::path& path) {
-    const attn::NpyArray array = attn::read_npy(path.string(), attn::NpyAccept::floats_bools_integers);
-    REQUIRE(array.dtype == attn::NpyDtype::integer);
-    REQUIRE(array.shape.size() == 2);
-    attn::IdTensor ids = attn::IdTensor::from_shape({array.shape[0], array.shape[1]});
-    std::transform(array.values.begin(), array.values.end(), ids.begin(),
-                   [](double id) { return static_cast<std::int64_t>(id); });
-    return ids;
-}
-
-}  // namespace
+#include "support/training_fixtures.hpp"
 
 TEST_CASE("embedding matches nn.Embedding and F.embedding", "[embedding][pytorch][lesson08]") {
     const auto cases = attn::testing::fixture_cases(ATTN_SOURCE_DIR "/tests/data/positions", "embedding");
@@ -28,7 +14,7 @@ TEST_CASE("embedding matches nn.Embedding and F.embedding", "[embedding][pytorch
     for (const auto& dir : cases) {
         INFO(dir.filename().string());
         const attn::Matrix weight = attn::testing::load_tensor(dir / "in" / "weight.npy");
-        const attn::IdTensor ids = load_ids(dir / "in" / "ids.npy");
+        const attn::IdTensor ids = attn::testing::load_ids(dir / "in" / "ids.npy");
         const auto expected = attn::testing::load_tensor(dir / "expected" / "output.npy");
         // A lookup copies: the very same doubles, no tolerance needed.
         CHECK_TENSOR_CLOSE(expected, attn::embedding(weight, ids), 0.0, 0.0);
