@@ -14,6 +14,7 @@
 #include "attn/seq2seq_parameters.hpp"
 #include "support/copy_training_fixtures.hpp"
 #include "support/tensor_match.hpp"
+#include "tutor/train/copy_evaluation.hpp"
 
 using attn::testing::copy_training_fixture;
 
@@ -105,4 +106,25 @@ TEST_CASE("weights_from_state_dict: a missing, misshapen or unknown tensor is na
     members.push_back({"decoder.layers.2.norm1.weight", members.back().second});
     CHECK_THROWS_WITH(attn::tutor::weights_from_state_dict(members, fixture.sizes, "model.npz"),
                       Catch::Contains("decoder.layers.2.norm1.weight is not a parameter of the model"));
+}
+
+TEST_CASE("greedy_copy: the model trained 20 steps decodes the first batch as PyTorch's greedy_decode",
+          "[copy_training]") {
+    const auto& fixture = copy_training_fixture();
+    auto settings = fixture.settings;
+    settings.label_smoothing = 0.1;
+    attn::tutor::CopyTrainer trainer(fixture.weights, settings);
+    for (const auto& batch : fixture.batches) attn::tutor::train_step(trainer, batch);
+    const auto& expected = fixture.expected.at("smoothing.greedy");  // (B, L), each row from the start symbol 1
+    const auto& src = fixture.batches[0].src;
+    for (std::size_t b = 0; b < src.shape(0); ++b) {
+        attn::IdTensor row = attn::IdTensor::from_shape({1, src.shape(1)});
+        for (std::size_t l = 0; l < src.shape(1); ++l) row(0, l) = src(b, l);
+        const auto decoded = attn::tutor::greedy_copy(trainer.weights, trainer.options, row);
+        std::vector<std::int64_t> want;
+        for (std::size_t l = 0; l < expected.shape(1); ++l) want.push_back(std::int64_t(expected(b, l)));
+        INFO("sequence " << b);
+        CHECK(decoded == want);
+    }
+    CHECK_THROWS_AS(attn::tutor::greedy_copy(trainer.weights, trainer.options, attn::IdTensor{{1}}), attn::InputError);
 }

@@ -33,7 +33,8 @@ Files, all float64 or int64:
   expected.npz      logits (B, L − 1, V) of the first batch from the initial weights;
                     grad.<name>: every parameter's gradient of the first step's loss with label
                     smoothing; for each case (smoothing, plain): <case>.losses (steps),
-                    <case>.learning_rates (steps, the rate each update used)
+                    <case>.learning_rates (steps, the rate each update used), <case>.greedy (B, L):
+                    the trained model's greedy decodes of the first batch's sources
 
     /usr/bin/python3 tools/make_copy_training_fixtures.py
 
@@ -134,8 +135,27 @@ def rate(step, d_model, factor, warmup):
     return factor * d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
 
 
+def greedy_decode(model, src, length):
+    """The Annotated Transformer's greedy_decode, one sequence at a time: the encoder once, then
+    the decoder on the symbols so far from the start symbol 1, the argmax of the last position."""
+    decodes = []
+    with torch.no_grad():
+        for row in src:
+            memory = model.encoder(model.embed(model.src_embed, row.unsqueeze(0)))
+            ys = torch.ones(1, 1, dtype=torch.int64)
+            for _ in range(length - 1):
+                T = ys.shape[1]
+                causal = torch.triu(torch.full((T, T), float("-inf")), 1)
+                output = model.decoder(model.embed(model.tgt_embed, ys), memory, tgt_mask=causal)
+                next_id = model.generator(output[:, -1]).argmax(dim=-1, keepdim=True)
+                ys = torch.cat([ys, next_id], dim=1)
+            decodes.append(ys[0])
+    return torch.stack(decodes).numpy()
+
+
 def train(initial, batches, smoothing, c):
-    """run_epoch's loop over the batches: the loss before each update and the rate it used."""
+    """run_epoch's loop over the batches: the loss before each update and the rate it used, and
+    the trained model's greedy decodes of the first batch's sources."""
     model = CopyModel(c)
     model.load_state_dict(initial)
     model.train()
@@ -152,7 +172,7 @@ def train(initial, batches, smoothing, c):
         optimizer.zero_grad(set_to_none=True)
         scheduler.step()
         losses.append(loss.item())
-    return np.array(losses), np.array(rates)
+    return np.array(losses), np.array(rates), greedy_decode(model, batches[0], c["length"])
 
 
 def first_step(initial, batch, c):
@@ -179,7 +199,8 @@ def main():
     expected["logits"], gradients = first_step(initial, batches[0], CONFIG)
     expected.update(gradients)
     for case, smoothing in CASES.items():
-        expected[f"{case}.losses"], expected[f"{case}.learning_rates"] = train(initial, batches, smoothing, CONFIG)
+        losses, rates, decodes = train(initial, batches, smoothing, CONFIG)
+        expected[f"{case}.losses"], expected[f"{case}.learning_rates"], expected[f"{case}.greedy"] = losses, rates, decodes
         print(case, " ".join(f"{loss:.6f}" for loss in expected[f"{case}.losses"]))
 
     OUT.mkdir(parents=True, exist_ok=True)
