@@ -82,11 +82,14 @@ add_library(attn
   src/lib/encoder_layer.cpp
   src/lib/decoder_layer.cpp
   src/lib/transformer.cpp
+  src/lib/sublayer_backward.cpp
   src/lib/encoder_layer_backward.cpp
   src/lib/embedding_backward.cpp
   src/lib/cross_entropy.cpp
   src/lib/adam.cpp
   src/lib/learning_rate.cpp
+  src/lib/decoder_layer_backward.cpp
+  src/lib/transformer_backward.cpp
 )
 add_library(attn::attn ALIAS attn)
 # include/ comes with attn_io; src/common holds finite_values.hpp, shared with the fast path.

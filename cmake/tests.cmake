@@ -21,6 +21,7 @@ add_executable(attn_tests
   tests/support/npy_bytes.cpp
   tests/support/state_dict.cpp
   tests/support/gradient_check.cpp
+  tests/support/layer_parameters.cpp
   tests/test_shape.cpp
   tests/test_matmul.cpp
   tests/test_check.cpp
@@ -56,6 +57,8 @@ add_executable(attn_tests
   tests/test_cross_entropy.cpp
   tests/test_adam.cpp
   tests/test_learning_rate.cpp
+  tests/test_decoder_layer_backward.cpp
+  tests/test_transformer_backward.cpp
   tests/support/fast_inputs.cpp
   tests/test_fast_attention.cpp
   tests/test_fast_multi_head_attention.cpp

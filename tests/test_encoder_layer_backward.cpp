@@ -11,45 +11,18 @@
 #include "attn/error.hpp"
 #include "attn/linear.hpp"
 #include "support/gradient_check.hpp"
+#include "support/layer_parameters.hpp"
 #include "support/tensor_match.hpp"
 
+using attn::testing::each_encoder_parameter;
 using attn::testing::weighted_sum;
 
 namespace {
 
-// Every parameter of the layer with its gradient, by name, for the checks that go through them all.
-template <class Weights, class Visit>
-void each_parameter(Weights& w, Visit visit) {
-    visit("w_q", w.attention.w_q), visit("w_k", w.attention.w_k), visit("w_v", w.attention.w_v);
-    visit("b_q", w.attention.b_q), visit("b_k", w.attention.b_k), visit("b_v", w.attention.b_v);
-    visit("w_o", *w.attention.w_o), visit("b_o", *w.attention.b_o);
-    visit("norm1_weight", w.norm1_weight), visit("norm1_bias", w.norm1_bias);
-    visit("norm2_weight", w.norm2_weight), visit("norm2_bias", w.norm2_bias);
-    visit("linear1_weight", w.linear1_weight), visit("linear1_bias", w.linear1_bias);
-    visit("linear2_weight", w.linear2_weight), visit("linear2_bias", w.linear2_bias);
-}
-
 // A small layer: B = 2, T = 3, D = 4, h = 2, F = 6, its values from a fixed-seed generator.
 attn::EncoderLayerWeights small_weights() {
-    attn::EncoderLayerWeights w;
-    w.attention.w_o = attn::Matrix();
-    w.attention.b_o = attn::Vector();
-    std::uint32_t state = 12345;
-    const auto next = [&state] {   // a linear congruential generator: values in [−1, 1)
-        state = state * 1664525u + 1013904223u;
-        return double(state >> 8) / double(1u << 23) - 1.0;
-    };
-    const auto fill = [&](auto& tensor, std::vector<std::size_t> shape, double scale, double offset) {
-        tensor = xt::zeros<double>(shape);
-        for (double& value : tensor) value = offset + scale * next();
-    };
-    for (auto* m : {&w.attention.w_q, &w.attention.w_k, &w.attention.w_v, &*w.attention.w_o}) fill(*m, {4, 4}, 0.5, 0.0);
-    for (auto* b : {&w.attention.b_q, &w.attention.b_k, &w.attention.b_v, &*w.attention.b_o}) fill(*b, {4}, 0.1, 0.0);
-    fill(w.norm1_weight, {4}, 0.3, 1.0), fill(w.norm2_weight, {4}, 0.3, 1.0);
-    fill(w.norm1_bias, {4}, 0.1, 0.0), fill(w.norm2_bias, {4}, 0.1, 0.0);
-    fill(w.linear1_weight, {6, 4}, 0.5, 0.0), fill(w.linear1_bias, {6}, 0.1, 0.0);
-    fill(w.linear2_weight, {4, 6}, 0.4, 0.0), fill(w.linear2_bias, {4}, 0.1, 0.0);
-    return w;
+    attn::testing::SeededValues values(12345);
+    return attn::testing::seeded_encoder_layer(values, 4, 6);
 }
 
 attn::Tensor3 causal_src_mask(std::size_t T) {
@@ -83,29 +56,27 @@ TEST_CASE("transformer_encoder_layer_backward matches central differences on eve
     auto grad = attn::transformer_encoder_layer_backward(x, w, options, step, upstream);
     CHECK_GRADIENT("x", x, loss, grad.x);
     std::vector<attn::DynamicTensor> analytic;
-    each_parameter(grad.weights, [&](const char*, auto& g) { analytic.emplace_back(g); });
+    each_encoder_parameter(grad.weights, [&](const std::string&, auto& g) { analytic.emplace_back(g); });
     std::size_t i = 0;
-    each_parameter(w, [&](const char* name, auto& parameter) { CHECK_GRADIENT(name, parameter, loss, analytic[i++]); });
+    each_encoder_parameter(w, [&](const std::string& name, auto& parameter) {
+        CHECK_GRADIENT(name, parameter, loss, analytic[i++]);
+    });
 }
 
 TEST_CASE("transformer_encoder_layer_backward matches torch.autograd.grad of nn.TransformerEncoderLayer",
           "[encoder_layer_backward][lesson10]") {
     for (const auto& fixture : attn::testing::backward_cases("encoder-layer")) {
-        attn::EncoderLayerWeights w;
-        w.attention.w_o = attn::Matrix();
-        w.attention.b_o = attn::Vector();
-        each_parameter(w, [&](const char* name, auto& parameter) { parameter = fixture.input(name); });
-        attn::EncoderLayerOptions options(std::stoul(fixture.options.at("heads")));
-        options.norm_first = fixture.option("norm_first");
-        options.activation = attn::parse_activation(fixture.options.at("activation"));
-        options.eps = std::stod(fixture.options.at("eps"));
+        attn::EncoderLayerWeights w = attn::testing::empty_encoder_layer();
+        each_encoder_parameter(w, [&](const std::string& name, auto& parameter) { parameter = fixture.input(name); });
+        auto options = attn::testing::layer_options_of<attn::EncoderLayerOptions>(fixture);
         const attn::Tensor3 x = fixture.input("x");
         if (fixture.has("attention_mask")) options.attention_mask = attn::Matrix(fixture.input("attention_mask"));
         if (fixture.option("causal")) options.additive_mask = causal_src_mask(x.shape(1));
         const auto step = attn::transformer_encoder_layer(x, w, options);
         auto grad = attn::transformer_encoder_layer_backward(x, w, options, step, fixture.input("grad_output"));
         CHECK_AUTOGRAD(fixture, "x", grad.x);
-        each_parameter(grad.weights, [&](const char* name, auto& gradient) { CHECK_AUTOGRAD(fixture, name, gradient); });
+        each_encoder_parameter(grad.weights,
+                               [&](const std::string& name, auto& gradient) { CHECK_AUTOGRAD(fixture, name, gradient); });
     }
 }
 

@@ -8,10 +8,13 @@ layer the library differentiates (include/attn/*_backward.hpp), for tests/test_b
     CASE/expected/grad_<name>.npy  torch.autograd.grad(output, <name>, grad_output) for every
                                    floating-point input that is not a mask
     CASE/options.txt               heads=…, causal=0|1, no_output_projection=0|1, norm_first=0|1,
-                                   activation=relu|gelu|gelu-tanh, eps=…
+                                   activation=relu|gelu|gelu-tanh, eps=…, encoder_layers=…,
+                                   decoder_layers=…
 
 CASE starts with the module: softmax-, linear-, layer-norm-, feed-forward-, sdpa-, mha-,
-encoder-layer-. The attention references follow the library's policy for a query whose keys are
+encoder-layer-, decoder-layer-, transformer-. The layers' parameters are named as the library's
+tests name them (w_q …, norm1_weight …; a decoder layer's self_attention_w_q …, cross_attention_w_q
+…; in nn.Transformer encoder0_w_q …, decoder1_cross_attention_w_q …, encoder_norm_weight …). The attention references follow the library's policy for a query whose keys are
 all masked (zero weights, so zero gradients), which PyTorch's own modules turn into NaN: such a
 row's scores are left unmasked and its weights multiplied by 0, which gives the same output and
 gradients with no NaN on the way. Where no row is fully masked the reference is checked against
@@ -31,7 +34,7 @@ import torch.nn.functional as F
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "data" / "backward"
-MASKS = ("attention_mask",)
+MASKS = ("attention_mask", "tgt_attention_mask", "memory_attention_mask", "src_attention_mask")
 
 
 def save_case(name, inputs, output, options):
@@ -163,6 +166,56 @@ def mha_cases():
                   {"heads": heads, "causal": int(causal), "no_output_projection": int(not with_w_o)})
 
 
+def replace_parameters(module, weight, bias):
+    """The module's weight and bias replaced by leaves, so that autograd reaches them by name."""
+    del module.weight, module.bias
+    module.weight, module.bias = weight, bias
+
+
+def layer_leaves(g, D, Fw, attentions, norms, prefix=""):
+    """Every parameter of an encoder layer (attentions ("",), norms 2) or a decoder layer
+    (attentions ("self_attention_", "cross_attention_"), norms 3), named as the library's tests name
+    them, each name after `prefix`."""
+    x = {}
+    for attention in attentions:
+        for p in ("q", "k", "v", "o"):
+            x.update(leaves(g, **{f"{prefix}{attention}w_{p}": ((D, D), D ** -0.5),
+                                  f"{prefix}{attention}b_{p}": ((D,), 0.1)}))
+    shapes = {}
+    for n in range(1, norms + 1):
+        shapes.update({f"{prefix}norm{n}_weight": ((D,), 0.3), f"{prefix}norm{n}_bias": ((D,), 0.1)})
+    shapes.update({f"{prefix}linear1_weight": ((Fw, D), D ** -0.5), f"{prefix}linear1_bias": ((Fw,), 0.1),
+                   f"{prefix}linear2_weight": ((D, Fw), Fw ** -0.5), f"{prefix}linear2_bias": ((D,), 0.1)})
+    x.update(leaves(g, **shapes))
+    for n in range(1, norms + 1):
+        x[f"{prefix}norm{n}_weight"].data += 1.0
+    return x
+
+
+def install_layer(layer, x, attentions, prefix=""):
+    """Puts the leaves of layer_leaves into an nn.TransformerEncoderLayer or DecoderLayer;
+    attentions maps its attention modules to their names' prefixes."""
+    for module_name, attention in attentions.items():
+        module, name = getattr(layer, module_name), prefix + attention
+        del module.in_proj_weight, module.in_proj_bias
+        module.in_proj_weight = torch.cat([x[f"{name}w_q"], x[f"{name}w_k"], x[f"{name}w_v"]])
+        module.in_proj_bias = torch.cat([x[f"{name}b_q"], x[f"{name}b_k"], x[f"{name}b_v"]])
+        replace_parameters(module.out_proj, x[f"{name}w_o"], x[f"{name}b_o"])
+    for module_name in ("norm1", "norm2", "norm3", "linear1", "linear2"):
+        if hasattr(layer, module_name):
+            replace_parameters(getattr(layer, module_name), x[f"{prefix}{module_name}_weight"],
+                               x[f"{prefix}{module_name}_bias"])
+
+
+def padding(T, lengths):
+    """(B, T) 1 = attend for sequences of these lengths: the library's attention_mask."""
+    return (torch.arange(T)[None, :] < torch.tensor(lengths)[:, None]).to(torch.float64)
+
+
+ENCODER_ATTENTIONS = {"self_attn": ""}
+DECODER_ATTENTIONS = {"self_attn": "self_attention_", "multihead_attn": "cross_attention_"}
+
+
 def encoder_layer_cases():
     g = torch.Generator().manual_seed(3104)
     # case: (B, T, D, heads, F, norm_first, activation, padding lengths or None, causal)
@@ -176,28 +229,12 @@ def encoder_layer_cases():
         layer = torch.nn.TransformerEncoderLayer(D, heads, Fw, dropout=0.0, activation=activation, batch_first=True,
                                                  norm_first=norm_first, dtype=torch.float64)
         x = leaves(g, x=((B, T, D), 1.0))
-        for p in ("q", "k", "v", "o"):
-            x.update(leaves(g, **{f"w_{p}": ((D, D), D ** -0.5), f"b_{p}": ((D,), 0.1)}))
-        x.update(leaves(g, norm1_weight=((D,), 0.3), norm1_bias=((D,), 0.1), norm2_weight=((D,), 0.3),
-                        norm2_bias=((D,), 0.1), linear1_weight=((Fw, D), D ** -0.5), linear1_bias=((Fw,), 0.1),
-                        linear2_weight=((D, Fw), Fw ** -0.5), linear2_bias=((D,), 0.1)))
-        for norm in ("norm1", "norm2"):
-            x[f"{norm}_weight"].data += 1.0
-        # The module's parameters replaced by our leaves, so that autograd reaches them by name.
-        attention = layer.self_attn
-        del attention.in_proj_weight, attention.in_proj_bias
-        attention.in_proj_weight = torch.cat([x["w_q"], x["w_k"], x["w_v"]])
-        attention.in_proj_bias = torch.cat([x["b_q"], x["b_k"], x["b_v"]])
-        for module_name, names in (("out_proj", ("w_o", "b_o")), ("norm1", None), ("norm2", None),
-                                   ("linear1", None), ("linear2", None)):
-            module = getattr(layer, module_name) if module_name != "out_proj" else attention.out_proj
-            weight, bias = names or (f"{module_name}_weight", f"{module_name}_bias")
-            del module.weight, module.bias
-            module.weight, module.bias = x[weight], x[bias]
+        x.update(layer_leaves(g, D, Fw, ENCODER_ATTENTIONS.values(), 2))
+        install_layer(layer, x, ENCODER_ATTENTIONS)
         layer.train()                                            # PyTorch's reference path, dropout 0
         kwargs = {}
         if lengths is not None:
-            x["attention_mask"] = (torch.arange(T)[None, :] < torch.tensor(lengths)[:, None]).to(torch.float64)
+            x["attention_mask"] = padding(T, lengths)
             kwargs["src_key_padding_mask"] = x["attention_mask"] == 0   # PyTorch: True = ignore
         if causal:
             kwargs["src_mask"] = torch.triu(torch.ones(T, T, dtype=torch.bool), 1)
@@ -207,12 +244,83 @@ def encoder_layer_cases():
                    "eps": 1e-5})
 
 
+def decoder_masks(x, T, S, tgt_lengths, memory_lengths, causal, memory_name):
+    """The padding masks saved in x (tgt_attention_mask, and the memory's as memory_name) and
+    PyTorch's keyword arguments for the same masks."""
+    kwargs = {}
+    if tgt_lengths is not None:
+        x["tgt_attention_mask"] = padding(T, tgt_lengths)
+        kwargs["tgt_key_padding_mask"] = x["tgt_attention_mask"] == 0
+    if memory_lengths is not None:
+        x[memory_name] = padding(S, memory_lengths)
+        kwargs["memory_key_padding_mask"] = x[memory_name] == 0
+    if causal:
+        kwargs["tgt_mask"] = torch.triu(torch.ones(T, T, dtype=torch.bool), 1)
+    return kwargs
+
+
+def decoder_layer_cases():
+    g = torch.Generator().manual_seed(3105)
+    # case: (B, T, S, D, heads, F, norm_first, activation, tgt lengths, memory lengths, causal)
+    shapes = {
+        "post-relu-causal-padding": (2, 3, 4, 4, 2, 6, False, "relu", [3, 2], [4, 2], True),
+        "pre-gelu-causal": (2, 3, 4, 4, 2, 6, True, "gelu", None, [4, 3], True),
+        "post-gelu": (2, 4, 5, 6, 3, 8, False, "gelu", None, None, False),
+        "pre-relu-padding": (2, 4, 3, 4, 1, 6, True, "relu", [4, 3], None, False),
+    }
+    for case, (B, T, S, D, heads, Fw, norm_first, activation, tgt_lengths, memory_lengths, causal) in shapes.items():
+        layer = torch.nn.TransformerDecoderLayer(D, heads, Fw, dropout=0.0, activation=activation, batch_first=True,
+                                                 norm_first=norm_first, dtype=torch.float64)
+        x = leaves(g, tgt=((B, T, D), 1.0), memory=((B, S, D), 1.0))
+        x.update(layer_leaves(g, D, Fw, DECODER_ATTENTIONS.values(), 3))
+        install_layer(layer, x, DECODER_ATTENTIONS)
+        layer.train()
+        kwargs = decoder_masks(x, T, S, tgt_lengths, memory_lengths, causal, "memory_attention_mask")
+        output = layer(x["tgt"], x["memory"], **kwargs)
+        save_case(f"decoder-layer-{case}", x, output,
+                  {"heads": heads, "causal": int(causal), "norm_first": int(norm_first), "activation": activation,
+                   "eps": 1e-5})
+
+
+def transformer_cases():
+    """nn.Transformer with two layers in each stack; the source's padding hides the same positions
+    from the encoder's self-attention and the decoder's cross-attention (src_attention_mask)."""
+    g = torch.Generator().manual_seed(3106)
+    # case: (B, S, T, D, heads, F, norm_first, activation, src lengths, tgt lengths, causal)
+    shapes = {
+        "post-relu-padding-causal": (2, 4, 3, 4, 2, 6, False, "relu", [4, 3], [3, 2], True),
+        "pre-gelu-causal": (2, 5, 4, 4, 2, 6, True, "gelu", None, None, True),
+    }
+    layers = 2
+    for case, (B, S, T, D, heads, Fw, norm_first, activation, src_lengths, tgt_lengths, causal) in shapes.items():
+        model = torch.nn.Transformer(D, heads, layers, layers, Fw, dropout=0.0, activation=activation,
+                                     batch_first=True, norm_first=norm_first, dtype=torch.float64)
+        x = leaves(g, src=((B, S, D), 1.0), tgt=((B, T, D), 1.0))
+        for stack, attentions, norms in (("encoder", ENCODER_ATTENTIONS, 2), ("decoder", DECODER_ATTENTIONS, 3)):
+            for i, layer in enumerate(getattr(model, stack).layers):
+                x.update(layer_leaves(g, D, Fw, attentions.values(), norms, f"{stack}{i}_"))
+                install_layer(layer, x, attentions, f"{stack}{i}_")
+            x.update(leaves(g, **{f"{stack}_norm_weight": ((D,), 0.3), f"{stack}_norm_bias": ((D,), 0.1)}))
+            x[f"{stack}_norm_weight"].data += 1.0
+            replace_parameters(getattr(model, stack).norm, x[f"{stack}_norm_weight"], x[f"{stack}_norm_bias"])
+        model.train()
+        kwargs = decoder_masks(x, T, S, tgt_lengths, src_lengths, causal, "src_attention_mask")
+        if src_lengths is not None:
+            kwargs["src_key_padding_mask"] = kwargs["memory_key_padding_mask"]
+        output = model(x["src"], x["tgt"], **kwargs)
+        save_case(f"transformer-{case}", x, output,
+                  {"heads": heads, "causal": int(causal), "norm_first": int(norm_first), "activation": activation,
+                   "eps": 1e-5, "encoder_layers": layers, "decoder_layers": layers})
+
+
 def main():
     shutil.rmtree(OUT, ignore_errors=True)
     small_layer_cases()
     sdpa_cases()
     mha_cases()
     encoder_layer_cases()
+    decoder_layer_cases()
+    transformer_cases()
     print(f"wrote {len(list(OUT.iterdir()))} cases to {OUT.relative_to(ROOT)}")
 
 
