@@ -25,9 +25,10 @@ MultiHeadAttentionWeights zero_attention(std::size_t D) {
 
 std::pair<Vector, Vector> zero_norm(std::size_t D) { return {xt::zeros<double>({D}), xt::zeros<double>({D})}; }
 
-EncoderLayerWeights zero_encoder_layer(std::size_t D, std::size_t F) {
-    EncoderLayerWeights w;
-    w.attention = zero_attention(D);
+// The parts both layers have: the first two norms and the feed-forward network.
+template <class LayerWeights>
+LayerWeights zero_common_parts(std::size_t D, std::size_t F) {
+    LayerWeights w;
     std::tie(w.norm1_weight, w.norm1_bias) = zero_norm(D);
     std::tie(w.norm2_weight, w.norm2_bias) = zero_norm(D);
     w.linear1_weight = xt::zeros<double>({F, D});
@@ -37,17 +38,17 @@ EncoderLayerWeights zero_encoder_layer(std::size_t D, std::size_t F) {
     return w;
 }
 
+EncoderLayerWeights zero_encoder_layer(std::size_t D, std::size_t F) {
+    auto w = zero_common_parts<EncoderLayerWeights>(D, F);
+    w.attention = zero_attention(D);
+    return w;
+}
+
 DecoderLayerWeights zero_decoder_layer(std::size_t D, std::size_t F) {
-    DecoderLayerWeights w;
+    auto w = zero_common_parts<DecoderLayerWeights>(D, F);
     w.self_attention = zero_attention(D);
     w.cross_attention = zero_attention(D);
-    std::tie(w.norm1_weight, w.norm1_bias) = zero_norm(D);
-    std::tie(w.norm2_weight, w.norm2_bias) = zero_norm(D);
     std::tie(w.norm3_weight, w.norm3_bias) = zero_norm(D);
-    w.linear1_weight = xt::zeros<double>({F, D});
-    w.linear1_bias = xt::zeros<double>({F});
-    w.linear2_weight = xt::zeros<double>({D, F});
-    w.linear2_bias = xt::zeros<double>({D});
     return w;
 }
 
