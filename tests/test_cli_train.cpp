@@ -67,6 +67,8 @@ TEST_CASE("cli train copy - bad options are exit 2 naming them", "[cli][train]")
     expect_refused({"train", "copy", "--batch", "0"}, {"--batch", "'0'"});
     expect_refused({"train", "copy", "--d-model", "100000"}, {"--d-model", "from 1 to 1024"});
     expect_refused({"train", "copy", "--layers", "-1"}, {"--layers", "'-1'"});
+    expect_refused({"train", "copy", "--d-model", "1024", "--d-ff", "4096", "--layers", "16", "--batch", "4096"},
+                   {"--d-model 1024 --d-ff 4096 --layers 16 --batch 4096", "the limit is 8 GiB"});
     expect_refused({"train", "copy", "--lr-factor", "inf"}, {"--lr-factor", "'inf'"});
     expect_refused({"train"}, {"task"});
 }

@@ -47,6 +47,27 @@ std::string ids_text(const std::vector<std::int64_t>& ids) {
     return text;
 }
 
+// The memory a run needs, estimated before anything is allocated, in double arithmetic so that no
+// product of the options can wrap: the parameters four times (values, gradients, Adam's two
+// moments) and twice more as flat copies; and per layer the intermediates of the forward and the
+// backward, about 20 (B, L, D) tensors, 2 (B, L, F) and 4 (B, h, L, L). Past 8 GiB the options are
+// refused by name, rather than failing halfway through with "out of memory".
+void check_memory(const TrainOptions& o) {
+    const double V = double(copy_vocabulary), L = double(copy_length), D = double(o.d_model), F = double(o.d_ff);
+    const double N = double(o.layers), B = double(o.batch), h = double(o.heads);
+    const double parameters = 3 * V * D + N * (12 * D * D + 4 * D * F);
+    const double intermediates = 2 * N * 2 * B * L * (20 * D + 2 * F + 4 * h * L);
+    const double bytes = (6 * parameters + intermediates) * sizeof(double);
+    constexpr double limit = 8.0 * 1024 * 1024 * 1024;
+    if (bytes > limit) {
+        throw InputError(trf("train copy: --d-model {1} --d-ff {2} --layers {3} --batch {4} --heads {5} would need {6} GiB "
+                             "of memory (the limit is 8 GiB); choose smaller sizes",
+                             {std::to_string(o.d_model), std::to_string(o.d_ff), std::to_string(o.layers),
+                              std::to_string(o.batch), std::to_string(o.heads),
+                              fixed(bytes / (1024.0 * 1024 * 1024), "%.3g")}));
+    }
+}
+
 void check_train_options(const TrainOptions& o) {
     if (o.task != "copy") {
         throw InputError(trf("unknown task '{1}'; attn train knows: copy (the Annotated Transformer's copy task)", {o.task}));
@@ -56,6 +77,7 @@ void check_train_options(const TrainOptions& o) {
                              "features, so h must divide D",
                              {std::to_string(o.d_model), std::to_string(o.heads)}));
     }
+    check_memory(o);
 }
 
 void print_decodes(const tutor::CopyTrainer& trainer, std::mt19937& evaluation) {
