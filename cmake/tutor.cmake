@@ -57,6 +57,7 @@ add_library(attn_tutor STATIC
   src/tutor/train/copy_task.cpp
   src/tutor/train/copy_training.cpp
   src/tutor/train/copy_evaluation.cpp
+  src/tutor/train/copy_files.cpp
   src/tutor/terminal/terminal.cpp
   src/tutor/terminal/text_layout.cpp
   src/tutor/document/markdown_inline.cpp

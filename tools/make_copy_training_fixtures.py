@@ -35,6 +35,8 @@ Files, all float64 or int64:
                     smoothing; for each case (smoothing, plain): <case>.losses (steps),
                     <case>.learning_rates (steps, the rate each update used), <case>.greedy (B, L):
                     the trained model's greedy decodes of the first batch's sources
+  hostile/*.npz     batches that --data must refuse: an id out of range, a fraction, L = 1,
+                    src and tgt of different shapes, no tgt
 
     /usr/bin/python3 tools/make_copy_training_fixtures.py
 
@@ -208,6 +210,23 @@ def main():
     np.savez(OUT / "initial.npz", **{name: tensor.numpy() for name, tensor in initial.items()})
     np.savez(OUT / "batches.npz", src=batches.numpy(), tgt=batches.numpy())
     np.savez(OUT / "expected.npz", **expected)
+    write_bad_batches()
+
+
+def write_bad_batches():
+    """hostile/*.npz: batches archives `attn train copy --data` must refuse, naming what is wrong."""
+    folder = OUT / "hostile"
+    folder.mkdir(exist_ok=True)
+    good = np.ones((2, 2, 4), dtype=np.int64)
+    out_of_range = good.copy()
+    out_of_range[1, 0, 3] = 11
+    cases = {"id-out-of-range": {"src": out_of_range, "tgt": good},
+             "fraction": {"src": good, "tgt": good + 0.5},
+             "one-symbol": {"src": good[:, :, :1], "tgt": good[:, :, :1]},
+             "shapes-differ": {"src": good, "tgt": np.ones((2, 2, 5), dtype=np.int64)},
+             "no-tgt": {"src": good}}
+    for name, members in cases.items():
+        np.savez(folder / f"{name}.npz", **members)
 
 
 if __name__ == "__main__":

@@ -9,17 +9,24 @@
 //
 // Reproducible: the weights and the training batches come from std::mt19937(--seed) by the
 // recipe of tutor/train/copy_task.hpp, the evaluation's sequences from std::mt19937(--seed + 1).
+// For a comparison with PyTorch, --init and --data give the initial weights and the batches
+// (every epoch then runs the file's batches), and --log writes each step's loss and learning
+// rate, all or nothing, after the run (tutor/train/copy_files.hpp).
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <random>
 #include <string>
+#include <system_error>
 
 #include "attn/error.hpp"
+#include "attn/files.hpp"
 #include "attn/seq2seq_parameters.hpp"
 #include "cli/commands.hpp"
 #include "tutor/language.hpp"
 #include "tutor/train/copy_evaluation.hpp"
+#include "tutor/train/copy_files.hpp"
 #include "tutor/train/copy_training.hpp"
 
 namespace attn::cli {
@@ -78,6 +85,14 @@ void check_train_options(const TrainOptions& o) {
                              {std::to_string(o.d_model), std::to_string(o.heads)}));
     }
     check_memory(o);
+    // A log that cannot be written is said before the training, not after it (write_files_atomically
+    // checks again when it writes).
+    if (o.log.empty()) return;
+    std::error_code error;
+    const std::filesystem::path log_folder = std::filesystem::absolute(o.log, error).parent_path();
+    if (error || !std::filesystem::is_directory(log_folder, error)) {
+        throw InputError(trf("--log {1}: the folder {2} does not exist", {o.log, log_folder.string()}));
+    }
 }
 
 void print_decodes(const tutor::CopyTrainer& trainer, std::mt19937& evaluation) {
@@ -103,27 +118,38 @@ int run_train(const GlobalOptions&, const TrainOptions& o) {
     settings.label_smoothing = o.label_smoothing;
     std::mt19937 generator(o.seed);
     std::mt19937 evaluation(o.seed + 1u);
-    tutor::CopyTrainer trainer(tutor::initial_copy_weights(sizes, generator), settings);
+    // Every input is read and checked before the first step: a bad file stops the run at once.
+    Seq2SeqWeights initial = o.init.empty() ? tutor::initial_copy_weights(sizes, generator)
+                                            : tutor::read_copy_weights(o.init, sizes);
+    const std::vector<tutor::CopyBatch> given =
+        o.data.empty() ? std::vector<tutor::CopyBatch>{} : tutor::read_copy_batches(o.data, copy_vocabulary);
+    const std::size_t steps = given.empty() ? o.steps : given.size();
+    const std::size_t batch = given.empty() ? o.batch : given.front().tgt.shape(0);
+    tutor::CopyTrainer trainer(std::move(initial), settings);
 
     std::cout << tr("attn train copy: the Annotated Transformer's copy task, 11 symbols, sequences of 10") << "\n  "
               << trf("D = {1}, h = {2}, {3} + {3} layers, F = {4}: {5} parameters; batch {6}, {7} steps per epoch, "
                      "warm-up {8}, lr factor {9}, label smoothing {10}, seed {11}",
                      {std::to_string(o.d_model), std::to_string(o.heads), std::to_string(o.layers),
                       std::to_string(o.d_ff), std::to_string(flatten_parameters(trainer.weights).size()),
-                      std::to_string(o.batch), std::to_string(o.steps), std::to_string(o.warmup),
+                      std::to_string(batch), std::to_string(steps), std::to_string(o.warmup),
                       fixed(o.lr_factor, "%g"), fixed(o.label_smoothing, "%g"), std::to_string(o.seed)})
               << "\n\n";
+    std::vector<tutor::TrainingStepResult> log;
     const auto start = std::chrono::steady_clock::now();
     for (std::size_t epoch = 1; epoch <= o.epochs; ++epoch) {
         double loss_sum = 0;
-        for (std::size_t step = 0; step < o.steps; ++step) {
-            loss_sum += tutor::train_step(trainer, tutor::copy_batch(generator, o.batch, copy_length, copy_vocabulary)).loss;
+        for (std::size_t step = 0; step < steps; ++step) {
+            const tutor::CopyBatch next =
+                given.empty() ? tutor::copy_batch(generator, batch, copy_length, copy_vocabulary) : given[step];
+            log.push_back(tutor::train_step(trainer, next));
+            loss_sum += log.back().loss;
         }
         const double accuracy =
             tutor::copy_accuracy(trainer.weights, trainer.options, evaluation, evaluated_sequences, copy_length);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::cout << trf("epoch {1}/{2}  loss {3}  copied {4} of {5} fresh sequences  {6} s",
-                         {std::to_string(epoch), std::to_string(o.epochs), fixed(loss_sum / double(o.steps), "%.4f"),
+                         {std::to_string(epoch), std::to_string(o.epochs), fixed(loss_sum / double(steps), "%.4f"),
                           fixed(100.0 * accuracy, "%.0f %%"), std::to_string(evaluated_sequences), fixed(seconds, "%.1f")})
                   << std::endl;
     }
@@ -134,6 +160,13 @@ int run_train(const GlobalOptions&, const TrainOptions& o) {
                      {fixed(100.0 * final_accuracy, "%.1f %%"), std::to_string(final_sequences)})
               << "\n";
     print_decodes(trainer, evaluation);
+    if (!o.log.empty()) {
+        std::vector<InputPath> inputs;  // the log must not overwrite an input
+        for (const InputPath& input : {InputPath{"--init", o.init}, InputPath{"--data", o.data}}) {
+            if (!input.path.empty()) inputs.push_back(input);
+        }
+        write_files_atomically({{o.log, tutor::training_log_json(log), "--log"}}, inputs);
+    }
     return exit_success;
 }
 

@@ -91,6 +91,9 @@ struct TrainOptions {
     double lr_factor = 0.5;           // the learning rate's factor (the Annotated Transformer's Adam lr, 0.5)
     double label_smoothing = 0.1;     // ε of the loss
     unsigned seed = 0;                // std::mt19937's seed: weights and batches, and the evaluation's sequences
+    std::string init;                 // --init model.npz: the initial weights (a state_dict); empty: drawn from the seed
+    std::string data;                 // --data batches.npz: src and tgt (steps, B, L); empty: drawn from the seed
+    std::string log;                  // --log FILE.json: each step's loss and learning rate, written after the run
 };
 int run_train(const GlobalOptions& global, const TrainOptions& options);
 
