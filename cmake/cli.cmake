@@ -11,6 +11,7 @@ add_executable(attn_cli
   src/cli/command_check.cpp
   src/cli/command_compute.cpp
   src/cli/command_run.cpp
+  src/cli/command_train.cpp
   src/cli/command_exercise.cpp
   src/cli/bench_support.cpp
   src/cli/command_bench.cpp

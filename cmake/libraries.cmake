@@ -69,6 +69,9 @@ add_library(attn
   src/lib/kv_cache.cpp
   src/lib/decoder_step.cpp
   src/lib/generation.cpp
+  src/lib/seq2seq_transformer.cpp
+  src/lib/seq2seq_transformer_backward.cpp
+  src/lib/seq2seq_parameters.cpp
   src/lib/multi_head_attention_backward.cpp
   src/lib/layer_norm.cpp
   src/lib/layer_norm_backward.cpp

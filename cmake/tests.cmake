@@ -69,6 +69,10 @@ add_executable(attn_tests
   tests/test_fast_tile_products.cpp
   tests/test_fast_rope.cpp
   tests/test_fast_decode.cpp
+  tests/support/copy_training_fixtures.cpp
+  tests/test_seq2seq_transformer.cpp
+  tests/test_copy_training.cpp
+  tests/test_cli_train.cpp
   tests/test_npy.cpp
   tests/test_npy_bytes.cpp
   tests/test_npy_write.cpp

@@ -54,6 +54,10 @@ add_library(attn_tutor STATIC
   src/tutor/compute/weight_prefix.cpp
   src/tutor/compute/decoder_weights.cpp
   src/tutor/compute/compute_decoder_modules.cpp
+  src/tutor/train/copy_task.cpp
+  src/tutor/train/copy_training.cpp
+  src/tutor/train/copy_evaluation.cpp
+  src/tutor/train/copy_files.cpp
   src/tutor/terminal/terminal.cpp
   src/tutor/terminal/text_layout.cpp
   src/tutor/document/markdown_inline.cpp

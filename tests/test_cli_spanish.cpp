@@ -67,7 +67,7 @@ TEST_CASE("cli spanish - the help of attn and of every command has no English of
     const std::vector<std::vector<std::string>> helps = {
         {"--help"},          {"lesson", "--help"}, {"check", "--help"},    {"list", "--help"},    {"exercise", "--help"},
         {"progress", "--help"}, {"compute", "--help"}, {"run", "--help"}, {"bench", "--help"}, {"heatmap", "--help"},
-        {"view", "--help"}};
+        {"view", "--help"}, {"train", "--help"}};
     for (const auto& arguments : helps) {
         for (const auto& environment : {std::map<std::string, std::string>{{"ATTN_LANG", "es"}},
                                         std::map<std::string, std::string>{{"LANG", "es_ES.UTF-8"}}}) {

@@ -278,6 +278,51 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options) {
     return command;
 }
 
+CLI::App* setup_train(CLI::App& app, TrainOptions& options) {
+    auto* command = app.add_subcommand("train", tr("Train a model with the library: the Annotated Transformer's copy task"));
+    command->add_option("task", options.task, tr("copy: learn to write back sequences of symbols 1 to 10"))->required();
+    command->add_option("--d-model", options.d_model, tr("D, the model width"))->check(whole_number(1, 1024))->capture_default_str();
+    command->add_option("--heads", options.heads, tr("h, the number of heads; must divide D"))
+        ->check(whole_number(1, 1024))
+        ->capture_default_str();
+    command->add_option("--layers", options.layers, tr("N, the layers of the encoder and of the decoder"))
+        ->check(whole_number(1, 16))
+        ->capture_default_str();
+    command->add_option("--d-ff", options.d_ff, tr("F, the feed-forward width"))->check(whole_number(1, 4096))->capture_default_str();
+    command->add_option("--batch", options.batch, tr("B, sequences per training step"))
+        ->check(whole_number(1, 4096))
+        ->capture_default_str();
+    command->add_option("--steps", options.steps, tr("Training steps per epoch"))->check(whole_number(1, 100000))->capture_default_str();
+    command->add_option("--epochs", options.epochs, tr("Epochs"))->check(whole_number(1, 10000))->capture_default_str();
+    command->add_option("--warmup", options.warmup, tr("Warm-up steps of the learning rate"))
+        ->check(whole_number(1, 1000000))
+        ->capture_default_str();
+    command->add_option("--lr-factor", options.lr_factor, tr("Factor of the learning rate"))
+        ->check(finite_number(1e-6, 100))
+        ->capture_default_str();
+    command->add_option("--label-smoothing", options.label_smoothing, tr("ε, the probability the loss spreads over the other symbols"))
+        ->check(finite_number(0, 0.99))
+        ->capture_default_str();
+    command->add_option("--seed", options.seed, tr("Seed of std::mt19937 for the initial weights and the sequences"))
+        ->check(whole_number(0, UINT_MAX))
+        ->capture_default_str();
+    command->add_option("--init", options.init,
+                        tr("Initial weights instead of the seed's: an .npz of nn.Transformer's state_dict plus "
+                           "src_embed.weight, tgt_embed.weight, generator.weight and generator.bias"));
+    command->add_option("--data", options.data,
+                        tr("Batches instead of the seed's: an .npz of src and tgt, integer arrays (steps, B, L); every "
+                           "epoch runs them all, and --batch and --steps are not used"));
+    command->add_option("--log", options.log, tr("Write each step's loss and learning rate to this JSON file after the run"));
+    command->footer(tr("The model is nn.Transformer with pre-norm layers, two embeddings scaled by sqrt(D) plus the\n"
+                    "sinusoidal positions and a linear generator, over 11 symbols (0 the padding, 1 the start) and\n"
+                    "sequences of 10. Each step: the decoder reads tgt[:, :-1] and is scored on tgt[:, 1:], the\n"
+                    "Annotated Transformer's loss, the backward pass, Adam (0.9, 0.98, 1e-9) at the rate\n"
+                    "factor * D^-0.5 * min(step^-0.5, step * warmup^-1.5). After each epoch, greedy decoding of 100\n"
+                    "fresh sequences measures the copy accuracy, and 1000 after the last. Exit code 0 on success,\n"
+                    "2 on bad options."));
+    return command;
+}
+
 CLI::App* setup_exercise(CLI::App& app, ExerciseOptions& options) {
     auto* command = app.add_subcommand("exercise", tr("Build and check your implementation of a lesson (lessons/NN-slug/exercise/exercise.cpp)"));
     command->add_option("exercise", options.exercise, tr("Exercise number or slug, e.g. 1 or dot-product"))->required();

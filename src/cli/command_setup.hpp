@@ -16,6 +16,7 @@ CLI::App* setup_lesson(CLI::App& app, LessonOptions& options);
 CLI::App* setup_check(CLI::App& app, CheckOptions& options);
 CLI::App* setup_compute(CLI::App& app, ComputeOptions& options);
 CLI::App* setup_run(CLI::App& app, RunOptions& options);
+CLI::App* setup_train(CLI::App& app, TrainOptions& options);
 CLI::App* setup_exercise(CLI::App& app, ExerciseOptions& options);
 CLI::App* setup_progress(CLI::App& app, ProgressOptions& options);
 CLI::App* setup_bench(CLI::App& app, BenchOptions& options);

@@ -77,6 +77,26 @@ struct RunOptions {
 };
 int run_seed_example(const GlobalOptions& global, const RunOptions& options);
 
+/// `attn train copy`: the Annotated Transformer's copy task trained with the library (command_train.cpp).
+struct TrainOptions {
+    std::string task;                 // copy
+    std::size_t d_model = 32;         // D
+    std::size_t heads = 4;            // h; must divide D
+    std::size_t layers = 2;           // N, in the encoder and in the decoder
+    std::size_t d_ff = 64;            // F
+    std::size_t batch = 32;           // B, sequences per step
+    std::size_t steps = 20;           // training steps (batches) per epoch
+    std::size_t epochs = 15;
+    std::size_t warmup = 100;         // the learning rate's warm-up steps
+    double lr_factor = 0.5;           // the learning rate's factor (the Annotated Transformer's Adam lr, 0.5)
+    double label_smoothing = 0.1;     // ε of the loss
+    unsigned seed = 0;                // std::mt19937's seed: weights and batches, and the evaluation's sequences
+    std::string init;                 // --init model.npz: the initial weights (a state_dict); empty: drawn from the seed
+    std::string data;                 // --data batches.npz: src and tgt (steps, B, L); empty: drawn from the seed
+    std::string log;                  // --log FILE.json: each step's loss and learning rate, written after the run
+};
+int run_train(const GlobalOptions& global, const TrainOptions& options);
+
 struct ExerciseOptions {
     std::string exercise;      // number or slug
     bool watch = false;

@@ -52,6 +52,7 @@ std::vector<Command> set_up_commands(CLI::App& app) {
         wire(app, setup_check, run_check),
         wire(app, setup_compute, run_compute),
         wire(app, setup_run, run_seed_example),
+        wire(app, setup_train, run_train),
         wire(app, setup_exercise, run_exercise),
         wire(app, setup_progress, run_progress),
         wire(app, setup_bench, run_bench),

@@ -1,0 +1,173 @@
+// `attn train copy`: the Annotated Transformer's copy task, trained in front of the class with
+// the library's own forward and backward passes (tutor/train/).
+//
+// Why this task: it needs no data set and learns in seconds, yet uses every piece of lessons
+// 1–10 — embeddings and positions, both stacks, cross-attention, the loss, the backward pass and
+// Adam. After each epoch the model greedily decodes 100 fresh sequences, so the class sees the
+// copy accuracy climb from 0 % while the loss falls; at the end the accuracy on 1000 fresh
+// sequences and a few decodes are printed.
+//
+// Reproducible: the weights and the training batches come from std::mt19937(--seed) by the
+// recipe of tutor/train/copy_task.hpp, the evaluation's sequences from std::mt19937(--seed + 1).
+// For a comparison with PyTorch, --init and --data give the initial weights and the batches
+// (every epoch then runs the file's batches), and --log writes each step's loss and learning
+// rate, all or nothing, after the run (tutor/train/copy_files.hpp).
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <random>
+#include <string>
+#include <system_error>
+
+#include "attn/error.hpp"
+#include "attn/files.hpp"
+#include "attn/seq2seq_parameters.hpp"
+#include "cli/commands.hpp"
+#include "tutor/language.hpp"
+#include "tutor/train/copy_evaluation.hpp"
+#include "tutor/train/copy_files.hpp"
+#include "tutor/train/copy_training.hpp"
+
+namespace attn::cli {
+
+using tutor::tr;
+using tutor::trf;
+
+namespace {
+
+constexpr std::size_t copy_vocabulary = 11;  // the Annotated Transformer's: 0 padding, 1 start, 1 … 10
+constexpr std::size_t copy_length = 10;
+constexpr std::size_t evaluated_sequences = 100;   // after each epoch
+constexpr std::size_t final_sequences = 1000;      // after the last
+constexpr std::size_t shown_decodes = 5;
+
+std::string fixed(double value, const char* format) {
+    char text[32];
+    std::snprintf(text, sizeof text, format, value);
+    return text;
+}
+
+std::string ids_text(const std::vector<std::int64_t>& ids) {
+    std::string text;
+    for (std::int64_t id : ids) text += (text.empty() ? "" : " ") + std::to_string(id);
+    return text;
+}
+
+// The memory a run needs, estimated before anything is allocated, in double arithmetic so that no
+// product of the options can wrap: the parameters four times (values, gradients, Adam's two
+// moments) and twice more as flat copies; and per layer the intermediates of the forward and the
+// backward, about 20 (B, L, D) tensors, 2 (B, L, F) and 4 (B, h, L, L). Past 8 GiB the options are
+// refused by name, rather than failing halfway through with "out of memory".
+void check_memory(const TrainOptions& o) {
+    const double V = double(copy_vocabulary), L = double(copy_length), D = double(o.d_model), F = double(o.d_ff);
+    const double N = double(o.layers), B = double(o.batch), h = double(o.heads);
+    const double parameters = 3 * V * D + N * (12 * D * D + 4 * D * F);
+    const double intermediates = 2 * N * 2 * B * L * (20 * D + 2 * F + 4 * h * L);
+    const double bytes = (6 * parameters + intermediates) * sizeof(double);
+    constexpr double limit = 8.0 * 1024 * 1024 * 1024;
+    if (bytes > limit) {
+        throw InputError(trf("train copy: --d-model {1} --d-ff {2} --layers {3} --batch {4} --heads {5} would need {6} GiB "
+                             "of memory (the limit is 8 GiB); choose smaller sizes",
+                             {std::to_string(o.d_model), std::to_string(o.d_ff), std::to_string(o.layers),
+                              std::to_string(o.batch), std::to_string(o.heads),
+                              fixed(bytes / (1024.0 * 1024 * 1024), "%.3g")}));
+    }
+}
+
+void check_train_options(const TrainOptions& o) {
+    if (o.task != "copy") {
+        throw InputError(trf("unknown task '{1}'; attn train knows: copy (the Annotated Transformer's copy task)", {o.task}));
+    }
+    if (o.d_model % o.heads != 0) {
+        throw ShapeError(trf("train copy: --d-model {1} is not a multiple of --heads {2}; each head gets d_k = D / h "
+                             "features, so h must divide D",
+                             {std::to_string(o.d_model), std::to_string(o.heads)}));
+    }
+    check_memory(o);
+    // A log that cannot be written is said before the training, not after it (write_files_atomically
+    // checks again when it writes).
+    if (o.log.empty()) return;
+    std::error_code error;
+    const std::filesystem::path log_folder = std::filesystem::absolute(o.log, error).parent_path();
+    if (error || !std::filesystem::is_directory(log_folder, error)) {
+        throw InputError(trf("--log {1}: the folder {2} does not exist", {o.log, log_folder.string()}));
+    }
+}
+
+void print_decodes(const tutor::CopyTrainer& trainer, std::mt19937& evaluation) {
+    std::cout << "\n" << tr("Greedy decodes of fresh sequences:") << "\n";
+    for (std::size_t i = 0; i < shown_decodes; ++i) {
+        const tutor::CopyBatch sequence = tutor::copy_batch(evaluation, 1, copy_length, copy_vocabulary);
+        const std::vector<std::int64_t> source(sequence.src.begin(), sequence.src.end());
+        const std::vector<std::int64_t> decoded = tutor::greedy_copy(trainer.weights, trainer.options, sequence.src);
+        std::cout << "  " << ids_text(source) << "  →  " << ids_text(decoded) << "  "
+                  << (decoded == source ? "✓" : "✗") << "\n";
+    }
+}
+
+}  // namespace
+
+int run_train(const GlobalOptions&, const TrainOptions& o) {
+    check_train_options(o);
+    const Seq2SeqSizes sizes{copy_vocabulary, o.d_model, o.layers, o.layers, o.d_ff};
+    tutor::TrainingSettings settings;
+    settings.heads = o.heads;
+    settings.warmup = o.warmup;
+    settings.lr_factor = o.lr_factor;
+    settings.label_smoothing = o.label_smoothing;
+    std::mt19937 generator(o.seed);
+    std::mt19937 evaluation(o.seed + 1u);
+    // Every input is read and checked before the first step: a bad file stops the run at once.
+    Seq2SeqWeights initial = o.init.empty() ? tutor::initial_copy_weights(sizes, generator)
+                                            : tutor::read_copy_weights(o.init, sizes);
+    const std::vector<tutor::CopyBatch> given =
+        o.data.empty() ? std::vector<tutor::CopyBatch>{} : tutor::read_copy_batches(o.data, copy_vocabulary);
+    const std::size_t steps = given.empty() ? o.steps : given.size();
+    const std::size_t batch = given.empty() ? o.batch : given.front().tgt.shape(0);
+    tutor::CopyTrainer trainer(std::move(initial), settings);
+
+    std::cout << tr("attn train copy: the Annotated Transformer's copy task, 11 symbols, sequences of 10") << "\n  "
+              << trf("D = {1}, h = {2}, {3} + {3} layers, F = {4}: {5} parameters; batch {6}, {7} steps per epoch, "
+                     "warm-up {8}, lr factor {9}, label smoothing {10}, seed {11}",
+                     {std::to_string(o.d_model), std::to_string(o.heads), std::to_string(o.layers),
+                      std::to_string(o.d_ff), std::to_string(flatten_parameters(trainer.weights).size()),
+                      std::to_string(batch), std::to_string(steps), std::to_string(o.warmup),
+                      fixed(o.lr_factor, "%g"), fixed(o.label_smoothing, "%g"), std::to_string(o.seed)})
+              << "\n\n";
+    std::vector<tutor::TrainingStepResult> log;
+    const auto start = std::chrono::steady_clock::now();
+    for (std::size_t epoch = 1; epoch <= o.epochs; ++epoch) {
+        double loss_sum = 0;
+        for (std::size_t step = 0; step < steps; ++step) {
+            const tutor::CopyBatch next =
+                given.empty() ? tutor::copy_batch(generator, batch, copy_length, copy_vocabulary) : given[step];
+            log.push_back(tutor::train_step(trainer, next));
+            loss_sum += log.back().loss;
+        }
+        const double accuracy =
+            tutor::copy_accuracy(trainer.weights, trainer.options, evaluation, evaluated_sequences, copy_length);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::cout << trf("epoch {1}/{2}  loss {3}  copied {4} of {5} fresh sequences  {6} s",
+                         {std::to_string(epoch), std::to_string(o.epochs), fixed(loss_sum / double(steps), "%.4f"),
+                          fixed(100.0 * accuracy, "%.0f %%"), std::to_string(evaluated_sequences), fixed(seconds, "%.1f")})
+                  << std::endl;
+    }
+    const double final_accuracy =
+        tutor::copy_accuracy(trainer.weights, trainer.options, evaluation, final_sequences, copy_length);
+    std::cout << "\n"
+              << trf("After training: copied {1} of {2} fresh sequences exactly.",
+                     {fixed(100.0 * final_accuracy, "%.1f %%"), std::to_string(final_sequences)})
+              << "\n";
+    print_decodes(trainer, evaluation);
+    if (!o.log.empty()) {
+        std::vector<InputPath> inputs;  // the log must not overwrite an input
+        for (const InputPath& input : {InputPath{"--init", o.init}, InputPath{"--data", o.data}}) {
+            if (!input.path.empty()) inputs.push_back(input);
+        }
+        write_files_atomically({{o.log, tutor::training_log_json(log), "--log"}}, inputs);
+    }
+    return exit_success;
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,40 @@
+// The backward of the encoder-decoder model (attn/seq2seq_transformer_backward.hpp).
+#include "attn/seq2seq_transformer_backward.hpp"
+
+#include <cmath>
+
+#include "attn/embedding_backward.hpp"
+#include "attn/linear_backward.hpp"
+#include "attn/shape.hpp"
+
+namespace attn {
+
+Seq2SeqWeights seq2seq_backward(const IdTensor& src, const IdTensor& tgt, const Seq2SeqWeights& weights,
+                                const Seq2SeqOptions& options, const Seq2SeqStep& step, const Tensor3& grad_logits) {
+    const Seq2SeqSizes sizes = seq2seq_sizes(weights);
+    check_shapes("seq2seq_backward", {{"src", src, "B,S"},
+                                      {"tgt", tgt, "B,T"},
+                                      {"step.logits", step.logits, "B,T,V"},
+                                      {"grad_logits", grad_logits, "B,T,V"}});
+    Seq2SeqWeights grad;
+    // The generator: logits = output Wᵀ + b.
+    const SequenceLinearGradients generator =
+        linear_backward(step.transformer.output, weights.generator_weight, grad_logits);
+    grad.generator_weight = generator.weight;
+    grad.generator_bias = generator.bias;
+
+    const TransformerGradients transformer =
+        transformer_backward(step.src_embedded, step.tgt_embedded, weights.transformer, transformer_options_of(options),
+                             step.transformer, generator.x);
+    grad.transformer = transformer.weights;
+
+    // x = table[ids] · √D + PE: the table's rows receive the gradient times √D.
+    const double scale = std::sqrt(static_cast<double>(sizes.d_model));
+    const Tensor3 grad_src_rows = transformer.src * scale;
+    const Tensor3 grad_tgt_rows = transformer.tgt * scale;
+    grad.src_embedding = embedding_backward(sizes.vocabulary, src, grad_src_rows);
+    grad.tgt_embedding = embedding_backward(sizes.vocabulary, tgt, grad_tgt_rows);
+    return grad;
+}
+
+}  // namespace attn

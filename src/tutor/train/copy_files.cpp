@@ -1,0 +1,80 @@
+// The copy task's comparison files (tutor/train/copy_files.hpp).
+#include "tutor/train/copy_files.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "attn/error.hpp"
+#include "attn/npz.hpp"
+#include "attn/shape.hpp"
+
+namespace attn::tutor {
+namespace {
+
+NpyAccept ids_allowed(const std::string&) { return NpyAccept::floats_bools_integers; }
+
+// Member `name` of the archive as ids: (steps, B, L) with L ≥ 2, whole numbers in 0 … V − 1.
+const NpyArray& id_member(const std::map<std::string, const NpyArray*>& members, const std::string& name,
+                          const std::string& path, std::size_t vocabulary) {
+    const auto found = members.find(name);
+    if (found == members.end()) {
+        throw InputError(path + ": no member " + name + "; the batches are src and tgt, integer arrays (steps, B, L)");
+    }
+    const NpyArray& array = *found->second;
+    if (array.shape.size() != 3 || array.shape[0] == 0 || array.shape[1] == 0 || array.shape[2] < 2) {
+        throw InputError(path + ": " + name + " has shape " + shape_string(array.shape) +
+                         "; it must be (steps, B, L) with at least one step and sequence and L ≥ 2");
+    }
+    for (std::size_t flat = 0; flat < array.values.size(); ++flat) {
+        const double id = array.values[flat];
+        if (!(id >= 0 && id < double(vocabulary) && id == std::floor(id))) {
+            char text[32];
+            std::snprintf(text, sizeof text, "%g", id);
+            throw InputError(path + ": " + name + index_string(flat, array.shape) + " = " + text +
+                             " is not a symbol of the vocabulary, a whole number 0 … " + std::to_string(vocabulary - 1));
+        }
+    }
+    return array;
+}
+
+IdTensor batch_of(const NpyArray& array, std::size_t step) {
+    const std::size_t B = array.shape[1], L = array.shape[2];
+    IdTensor ids = IdTensor::from_shape({B, L});
+    for (std::size_t i = 0; i < B * L; ++i) ids.data()[i] = static_cast<std::int64_t>(array.values[step * B * L + i]);
+    return ids;
+}
+
+}  // namespace
+
+Seq2SeqWeights read_copy_weights(const std::string& path, const Seq2SeqSizes& sizes) {
+    return weights_from_state_dict(read_npz(path), sizes, path);
+}
+
+std::vector<CopyBatch> read_copy_batches(const std::string& path, std::size_t vocabulary) {
+    const std::vector<NpzMember> archive = read_npz(path, ids_allowed);
+    std::map<std::string, const NpyArray*> members;
+    for (const auto& [name, array] : archive) members[name] = &array;
+    const NpyArray& src = id_member(members, "src", path, vocabulary);
+    const NpyArray& tgt = id_member(members, "tgt", path, vocabulary);
+    if (src.shape != tgt.shape) {
+        throw InputError(path + ": src has shape " + shape_string(src.shape) + " and tgt " + shape_string(tgt.shape) +
+                         "; they must be the same (steps, B, L)");
+    }
+    std::vector<CopyBatch> batches;
+    for (std::size_t step = 0; step < src.shape[0]; ++step) batches.push_back({batch_of(src, step), batch_of(tgt, step)});
+    return batches;
+}
+
+std::string training_log_json(const std::vector<TrainingStepResult>& steps) {
+    std::string json = "{\"steps\": [";
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        char entry[160];
+        std::snprintf(entry, sizeof entry, "%s\n  {\"step\": %zu, \"loss\": %.17g, \"learning_rate\": %.17g}",
+                      i == 0 ? "" : ",", i + 1, steps[i].loss, steps[i].learning_rate);
+        json += entry;
+    }
+    return json + "\n]}\n";
+}
+
+}  // namespace attn::tutor

@@ -1,0 +1,36 @@
+// tutor/train/copy_files.hpp — what `attn train copy` reads and writes for a comparison run:
+// initial weights (--init), the batches (--data) and each step's loss and learning rate (--log).
+//
+// Why: a teacher who wants to show that the C++ training is PyTorch's runs both from the same
+// weights on the same batches and compares the losses step by step (llm.c's test_gpt2 does the
+// same). The files are PyTorch's usual exports: numpy.savez of the state_dict (nn.Transformer's
+// names, plus src_embed.weight, tgt_embed.weight, generator.weight, generator.bias), numpy.savez
+// of src and tgt as integer arrays (steps, B, L), and a JSON list of the steps.
+//
+//   auto weights = attn::tutor::read_copy_weights("model.npz", sizes);
+//   auto batches = attn::tutor::read_copy_batches("batches.npz", sizes.vocabulary);
+//   std::string json = attn::tutor::training_log_json(results);   // {"steps": [{"step": 1, …}, …]}
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "tutor/train/copy_task.hpp"
+#include "tutor/train/copy_training.hpp"
+
+namespace attn::tutor {
+
+/// The weights of a state_dict archive for a model of these sizes (weights_from_state_dict).
+/// InputError naming the file for anything unreadable, missing, misshapen or unknown.
+Seq2SeqWeights read_copy_weights(const std::string& path, const Seq2SeqSizes& sizes);
+
+/// The batches of an archive holding src and tgt, integer arrays of one shape (steps, B, L) with
+/// L ≥ 2, every value an id 0 … vocabulary − 1. InputError naming the file, the member and the
+/// first value that is wrong (with its index) otherwise.
+std::vector<CopyBatch> read_copy_batches(const std::string& path, std::size_t vocabulary);
+
+/// {"steps": [{"step": 1, "loss": …, "learning_rate": …}, …]}, numbers with 17 significant digits.
+std::string training_log_json(const std::vector<TrainingStepResult>& steps);
+
+}  // namespace attn::tutor

@@ -1,0 +1,158 @@
+// `attn train copy` through the real program: a short run prints every epoch's line, the final
+// accuracy and five decodes, the same for the same seed; from PyTorch's initial weights and
+// batches (--init, --data) the logged losses are PyTorch's (--log); bad options and files are exit
+// 2 naming them, with nothing written; Spanish.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "support/copy_training_fixtures.hpp"
+#include "support/hostile_checks.hpp"
+#include "support/run_command.hpp"
+#include "support/temp_dir.hpp"
+
+using attn::testing::expect_refused;
+using attn::testing::hostile_time_limit;
+using attn::testing::run_attn;
+using attn::testing::snapshot;
+
+const std::string fixtures = ATTN_SOURCE_DIR "/tests/data/copy_training/";
+
+namespace {
+
+// A model small enough to train two short epochs in well under a second.
+const std::vector<std::string> tiny = {"train", "copy",      "--d-model", "8", "--heads",  "2", "--layers", "1",
+                                       "--d-ff",  "16",  "--batch", "4", "--steps", "3",  "--epochs", "2"};
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+// The run's lines without the seconds, which differ from run to run.
+std::string without_times(const std::string& out) {
+    std::string kept;
+    std::size_t start = 0;
+    while (start < out.size()) {
+        std::size_t end = out.find('\n', start);
+        if (end == std::string::npos) end = out.size();
+        std::string line = out.substr(start, end - start);
+        const auto sequences = line.find("fresh sequences  ");
+        if (sequences != std::string::npos) line.erase(sequences);
+        kept += line + "\n";
+        start = end + 1;
+    }
+    return kept;
+}
+
+}  // namespace
+
+TEST_CASE("cli train copy - a short run: every epoch, the final accuracy and five decodes, reproducible", "[cli][train][slow]") {
+    const auto r = run_attn(tiny, {}, hostile_time_limit);
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("D = 8, h = 2, 1 + 1 layers, F = 16") && Catch::Contains("batch 4, 3 steps per epoch") &&
+                          Catch::Contains("epoch 1/2  loss ") && Catch::Contains("epoch 2/2  loss ") &&
+                          Catch::Contains("of 1000 fresh sequences exactly") &&
+                          Catch::Contains("Greedy decodes of fresh sequences:"));
+    CHECK(count_of(r.out, "  →  1 ") == 5);  // every decode starts with the start symbol
+    CHECK(r.err.empty());
+    const auto again = run_attn(tiny, {}, hostile_time_limit);
+    CHECK(without_times(again.out) == without_times(r.out));
+    auto other_seed = tiny;
+    other_seed.insert(other_seed.end(), {"--seed", "1"});
+    CHECK(without_times(run_attn(other_seed, {}, hostile_time_limit).out) != without_times(r.out));
+}
+
+TEST_CASE("cli train copy - bad options are exit 2 naming them", "[cli][train]") {
+    expect_refused({"train", "copy", "--d-model", "30", "--heads", "4"}, {"--d-model 30", "--heads 4", "h must divide D"});
+    expect_refused({"train", "paste"}, {"unknown task 'paste'", "copy"});
+    expect_refused({"train", "\x1b[2Jcopy"}, {"unknown task"});  // the escape never reaches the terminal
+    expect_refused({"train", "copy", "--label-smoothing", "1"}, {"--label-smoothing", "'1'"});
+    expect_refused({"train", "copy", "--label-smoothing", "nan"}, {"--label-smoothing", "'nan'"});
+    expect_refused({"train", "copy", "--batch", "0"}, {"--batch", "'0'"});
+    expect_refused({"train", "copy", "--d-model", "100000"}, {"--d-model", "from 1 to 1024"});
+    expect_refused({"train", "copy", "--layers", "-1"}, {"--layers", "'-1'"});
+    expect_refused({"train", "copy", "--d-model", "1024", "--d-ff", "4096", "--layers", "16", "--batch", "4096"},
+                   {"--d-model 1024 --d-ff 4096 --layers 16 --batch 4096", "the limit is 8 GiB"});
+    expect_refused({"train", "copy", "--lr-factor", "inf"}, {"--lr-factor", "'inf'"});
+    expect_refused({"train"}, {"task"});
+}
+
+TEST_CASE("cli train copy - in Spanish", "[cli][train][language][slow]") {
+    auto arguments = tiny;
+    arguments.insert(arguments.end(), {"--lang", "es"});
+    const auto r = run_attn(arguments, {}, hostile_time_limit);
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("la tarea de copia del Annotated Transformer") && Catch::Contains("época 1/2  pérdida ") &&
+                          Catch::Contains("Decodificación voraz de secuencias nuevas:"));
+    CHECK_THAT(run_attn({"train", "copy", "--d-model", "30", "--lang", "es"}).err,
+               Catch::Contains("--d-model 30 no es múltiplo de --heads 4"));
+}
+
+TEST_CASE("cli train copy - from PyTorch's initial weights and batches, --log holds PyTorch's 20 losses",
+          "[cli][train][slow]") {
+    const auto& fixture = attn::testing::copy_training_fixture();
+    attn::testing::TempDir dir;
+    const std::string log = dir.path() + "/losses.json";
+    const auto r = run_attn({"train", "copy", "--init", fixtures + "initial.npz", "--data", fixtures + "batches.npz",
+                             "--d-model", "16", "--heads", "2", "--layers", "2", "--d-ff", "32", "--warmup", "8",
+                             "--lr-factor", "1", "--label-smoothing", "0.1", "--epochs", "1", "--log", log},
+                            {}, hostile_time_limit);
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("batch 8, 20 steps per epoch"));
+    const std::string json = attn::testing::read_file(log);
+    const std::regex entry("\\{\"step\": ([0-9]+), \"loss\": ([-0-9.e+]+), \"learning_rate\": ([-0-9.e+]+)\\}");
+    const auto& losses = fixture.expected.at("smoothing.losses");
+    const auto& rates = fixture.expected.at("smoothing.learning_rates");
+    std::size_t step = 0;
+    for (auto it = std::sregex_iterator(json.begin(), json.end(), entry); it != std::sregex_iterator(); ++it, ++step) {
+        REQUIRE(step < losses.size());
+        const double loss = std::stod((*it)[2]), rate = std::stod((*it)[3]);
+        INFO("step " << step + 1 << ": expected loss " << losses(step) << ", got " << loss << "; learning rate expected "
+                     << rates(step) << ", got " << rate);
+        CHECK(std::stoul((*it)[1]) == step + 1);
+        CHECK(std::abs(loss - losses(step)) <= 1e-12 * std::abs(losses(step)));  // 17 digits written: float64 kept
+        CHECK(rate == Approx(rates(step)).epsilon(1e-14));
+    }
+    CHECK(step == losses.size());
+}
+
+TEST_CASE("cli train copy - bad --init, --data and --log are exit 2 naming the file, nothing written", "[cli][train][slow]") {
+    attn::testing::TempDir dir;
+    const std::string log = dir.path() + "/losses.json";
+    const auto before = snapshot(dir.path());
+    // F is left at its default, 64: the archive's model has F = 32.
+    const std::vector<std::string> small = {"train", "copy", "--d-model", "16", "--heads", "2",
+                                            "--epochs", "1", "--steps", "1", "--log", log};
+    const auto with = [&](std::vector<std::string> extra) {
+        auto arguments = small;
+        arguments.insert(arguments.end(), extra.begin(), extra.end());
+        return arguments;
+    };
+    expect_refused(with({"--init", dir.path() + "/missing.npz"}), {"missing.npz"});
+    expect_refused(with({"--init", fixtures + "initial.npz"}),
+                   {"initial.npz", "encoder.layers.0.linear1.weight has shape (32, 16); the model's is (64, 16)"});
+    expect_refused(with({"--init", fixtures + "batches.npz"}), {"batches.npz", "member src.npy", "int64"});
+    const std::string hostile = fixtures + "hostile/";
+    expect_refused(with({"--data", hostile + "id-out-of-range.npz"}),
+                   {"id-out-of-range.npz", "src[1, 0, 3] = 11 is not a symbol of the vocabulary", "0 … 10"});
+    expect_refused(with({"--data", hostile + "fraction.npz"}), {"fraction.npz", "tgt[0, 0, 0] = 1.5"});
+    expect_refused(with({"--data", hostile + "one-symbol.npz"}), {"one-symbol.npz", "src has shape (2, 2, 1)", "L ≥ 2"});
+    expect_refused(with({"--data", hostile + "shapes-differ.npz"}), {"src has shape (2, 2, 4) and tgt (2, 2, 5)"});
+    expect_refused(with({"--data", hostile + "no-tgt.npz"}), {"no-tgt.npz: no member tgt"});
+    expect_refused(with({"--data", dir.path()}), {dir.path()});
+    CHECK(snapshot(dir.path()) == before);
+    // The log may not overwrite an input, nor go to a folder that does not exist.
+    expect_refused({"train", "copy", "--d-model", "16", "--heads", "2", "--d-ff", "32", "--epochs", "1", "--steps", "1",
+                    "--init", fixtures + "initial.npz", "--log", fixtures + "initial.npz"},
+                   {"--log", "initial.npz"});
+    expect_refused(with({"--log", dir.path() + "/no/such/folder/losses.json"}), {"--log"});
+    CHECK(snapshot(dir.path()) == before);
+}
