@@ -5,10 +5,13 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "attn/npy.hpp"
+#include "attn/npz.hpp"
 #include "support/copy_training_fixtures.hpp"
 #include "support/hostile_checks.hpp"
 #include "support/run_command.hpp"
@@ -154,5 +157,72 @@ TEST_CASE("cli train copy - bad --init, --data and --log are exit 2 naming the f
                     "--init", fixtures + "initial.npz", "--log", fixtures + "initial.npz"},
                    {"--log", "initial.npz"});
     expect_refused(with({"--log", dir.path() + "/no/such/folder/losses.json"}), {"--log"});
+    CHECK(snapshot(dir.path()) == before);
+}
+
+TEST_CASE("cli train copy - --save writes the model under PyTorch's names with its config; --init and compute read it",
+          "[cli][train][slow]") {
+    attn::testing::TempDir dir;
+    const std::string model = dir.path() + "/model.npz";
+    auto arguments = tiny;
+    arguments.insert(arguments.end(), {"--save", model});
+    const auto r = run_attn(arguments, {}, hostile_time_limit);
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto members = attn::read_npz(model, [](const std::string&) { return attn::NpyAccept::floats_bools_integers; });
+    std::map<std::string, const attn::NpyArray*> by_name;
+    for (const auto& [name, array] : members) by_name[name] = &array;
+    // nn.Transformer(8, 2, 1, 1, 16).state_dict() holds 34 tensors; then the embeddings, the generator, the config.
+    CHECK(members.size() == 34 + 4 + 1);
+    const std::map<std::string, std::vector<std::size_t>> shapes = {
+        {"encoder.layers.0.self_attn.in_proj_weight", {24, 8}}, {"encoder.layers.0.linear1.weight", {16, 8}},
+        {"decoder.layers.0.multihead_attn.out_proj.bias", {8}},  {"encoder.norm.weight", {8}},
+        {"decoder.norm.bias", {8}},                              {"src_embed.weight", {11, 8}},
+        {"tgt_embed.weight", {11, 8}},                           {"generator.weight", {11, 8}},
+        {"generator.bias", {11}}};
+    for (const auto& [name, shape] : shapes) {
+        INFO(name);
+        REQUIRE(by_name.count(name) == 1);
+        CHECK(by_name[name]->shape == shape);
+        CHECK(by_name[name]->dtype == attn::NpyDtype::float32);
+    }
+    REQUIRE(by_name.count("attn_config") == 1);
+    std::string config;
+    for (double byte : by_name["attn_config"]->values) config += static_cast<char>(byte);
+    CHECK(config == "{\"heads\": 2, \"norm_first\": true, \"activation\": \"relu\", \"eps\": 1.0000000000000001e-05, "
+                    "\"norm_eps\": 1.0000000000000001e-05}");
+
+    // Training goes on from the saved weights; a --heads the config contradicts is exit 2 naming both.
+    auto resumed = tiny;
+    resumed.insert(resumed.end(), {"--init", model});
+    CHECK(run_attn(resumed, {}, hostile_time_limit).exit_code == 0);
+    resumed[5] = "4";  // --heads 4
+    expect_refused(resumed, {"model.npz", "heads 2", "--heads 4"});
+
+    // attn compute transformer reads the same archive: the embeddings and the generator are noted and left out.
+    const std::string in = dir.path() + "/in";
+    std::filesystem::create_directory(in);
+    attn::write_npy(in + "/src.npy", {1, 3, 8}, std::vector<double>(24, 0.25), attn::NpyDtype::float64);
+    attn::write_npy(in + "/tgt.npy", {1, 2, 8}, std::vector<double>(16, -0.5), attn::NpyDtype::float64);
+    const auto computed = run_attn({"compute", "transformer", "--weights", model, "--in", in, "--out", dir.path() + "/out"});
+    INFO(computed.err);
+    CHECK(computed.exit_code == 0);
+    CHECK_THAT(computed.err, Catch::Contains("generator.bias] belongs to the embeddings or the generator"));
+    CHECK(std::filesystem::exists(dir.path() + "/out/output.npy"));
+}
+
+TEST_CASE("cli train copy - a bad --save is exit 2 before the training, nothing written", "[cli][train]") {
+    attn::testing::TempDir dir;
+    const auto before = snapshot(dir.path());
+    const auto with = [&](std::vector<std::string> extra) {
+        auto arguments = tiny;
+        arguments.insert(arguments.end(), extra.begin(), extra.end());
+        return arguments;
+    };
+    expect_refused(with({"--save", dir.path() + "/no/such/folder/model.npz"}), {"--save", "does not exist"});
+    expect_refused(with({"--save", dir.path() + "/same", "--log", dir.path() + "/same"}), {"--log and --save are both"});
+    expect_refused({"train", "copy", "--d-model", "16", "--heads", "2", "--d-ff", "32", "--epochs", "1", "--steps", "1",
+                    "--init", fixtures + "initial.npz", "--save", fixtures + "initial.npz"},
+                   {"--save", "initial.npz"});
     CHECK(snapshot(dir.path()) == before);
 }

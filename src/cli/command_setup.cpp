@@ -313,6 +313,10 @@ CLI::App* setup_train(CLI::App& app, TrainOptions& options) {
                         tr("Batches instead of the seed's: an .npz of src and tgt, integer arrays (steps, B, L); every "
                            "epoch runs them all, and --batch and --steps are not used"));
     command->add_option("--log", options.log, tr("Write each step's loss and learning rate to this JSON file after the run"));
+    command->add_option("--save", options.save,
+                        tr("Write the trained model to this .npz after the run: nn.Transformer's state_dict names plus "
+                           "src_embed.weight, tgt_embed.weight, generator.weight and generator.bias (float32), and "
+                           "its attn_config"));
     command->footer(tr("The model is nn.Transformer with pre-norm layers, two embeddings scaled by sqrt(D) plus the\n"
                     "sinusoidal positions and a linear generator, over 11 symbols (0 the padding, 1 the start) and\n"
                     "sequences of 10. Each step: the decoder reads tgt[:, :-1] and is scored on tgt[:, 1:], the\n"

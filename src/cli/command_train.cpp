@@ -10,7 +10,8 @@
 // Reproducible: the weights and the training batches come from std::mt19937(--seed) by the
 // recipe of tutor/train/copy_task.hpp, the evaluation's sequences from std::mt19937(--seed + 1).
 // For a comparison with PyTorch, --init and --data give the initial weights and the batches
-// (every epoch then runs the file's batches), and --log writes each step's loss and learning
+// (every epoch then runs the file's batches), --save writes the trained model as a state_dict
+// archive PyTorch loads (tutor/train/copy_files.hpp), and --log writes each step's loss and learning
 // rate, all or nothing, after the run (tutor/train/copy_files.hpp).
 #include <chrono>
 #include <cstdio>
@@ -19,6 +20,8 @@
 #include <random>
 #include <string>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 #include "attn/error.hpp"
 #include "attn/files.hpp"
@@ -85,13 +88,18 @@ void check_train_options(const TrainOptions& o) {
                              {std::to_string(o.d_model), std::to_string(o.heads)}));
     }
     check_memory(o);
-    // A log that cannot be written is said before the training, not after it (write_files_atomically
-    // checks again when it writes).
-    if (o.log.empty()) return;
-    std::error_code error;
-    const std::filesystem::path log_folder = std::filesystem::absolute(o.log, error).parent_path();
-    if (error || !std::filesystem::is_directory(log_folder, error)) {
-        throw InputError(trf("--log {1}: the folder {2} does not exist", {o.log, log_folder.string()}));
+    // An output that cannot be written is said before the training, not after it
+    // (write_files_atomically checks again when it writes).
+    for (const auto& [option, path] : {std::pair<std::string, std::string>{"--log", o.log}, {"--save", o.save}}) {
+        if (path.empty()) continue;
+        std::error_code error;
+        const std::filesystem::path folder = std::filesystem::absolute(path, error).parent_path();
+        if (error || !std::filesystem::is_directory(folder, error)) {
+            throw InputError(trf("{1} {2}: the folder {3} does not exist", {option, path, folder.string()}));
+        }
+    }
+    if (!o.log.empty() && o.log == o.save) {
+        throw InputError(trf("--log and --save are both {1}; give them different files", {o.log}));
     }
 }
 
@@ -120,7 +128,7 @@ int run_train(const GlobalOptions&, const TrainOptions& o) {
     std::mt19937 evaluation(o.seed + 1u);
     // Every input is read and checked before the first step: a bad file stops the run at once.
     Seq2SeqWeights initial = o.init.empty() ? tutor::initial_copy_weights(sizes, generator)
-                                            : tutor::read_copy_weights(o.init, sizes);
+                                            : tutor::read_copy_weights(o.init, sizes, o.heads);
     const std::vector<tutor::CopyBatch> given =
         o.data.empty() ? std::vector<tutor::CopyBatch>{} : tutor::read_copy_batches(o.data, copy_vocabulary);
     const std::size_t steps = given.empty() ? o.steps : given.size();
@@ -160,12 +168,16 @@ int run_train(const GlobalOptions&, const TrainOptions& o) {
                      {fixed(100.0 * final_accuracy, "%.1f %%"), std::to_string(final_sequences)})
               << "\n";
     print_decodes(trainer, evaluation);
-    if (!o.log.empty()) {
-        std::vector<InputPath> inputs;  // the log must not overwrite an input
+    // The log and the model are written together, all or none, never over an input.
+    std::vector<OutputFile> outputs;
+    if (!o.log.empty()) outputs.push_back({o.log, tutor::training_log_json(log), "--log"});
+    if (!o.save.empty()) outputs.push_back({o.save, tutor::copy_checkpoint_npz(trainer.weights, trainer.options), "--save"});
+    if (!outputs.empty()) {
+        std::vector<InputPath> inputs;
         for (const InputPath& input : {InputPath{"--init", o.init}, InputPath{"--data", o.data}}) {
             if (!input.path.empty()) inputs.push_back(input);
         }
-        write_files_atomically({{o.log, tutor::training_log_json(log), "--log"}}, inputs);
+        write_files_atomically(outputs, inputs);
     }
     return exit_success;
 }

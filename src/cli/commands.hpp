@@ -94,6 +94,7 @@ struct TrainOptions {
     std::string init;                 // --init model.npz: the initial weights (a state_dict); empty: drawn from the seed
     std::string data;                 // --data batches.npz: src and tgt (steps, B, L); empty: drawn from the seed
     std::string log;                  // --log FILE.json: each step's loss and learning rate, written after the run
+    std::string save;                 // --save FILE.npz: the trained model (state_dict names, attn_config), after the run
 };
 int run_train(const GlobalOptions& global, const TrainOptions& options);
 

@@ -7,6 +7,9 @@
 
 #include "attn/error.hpp"
 #include "attn/npz.hpp"
+#include "attn/seq2seq_parameters.hpp"
+#include "tutor/compute/model_config.hpp"
+#include "tutor/language.hpp"
 #include "attn/shape.hpp"
 
 namespace attn::tutor {
@@ -47,8 +50,22 @@ IdTensor batch_of(const NpyArray& array, std::size_t step) {
 
 }  // namespace
 
-Seq2SeqWeights read_copy_weights(const std::string& path, const Seq2SeqSizes& sizes) {
-    return weights_from_state_dict(read_npz(path), sizes, path);
+Seq2SeqWeights read_copy_weights(const std::string& path, const Seq2SeqSizes& sizes, std::size_t heads) {
+    std::vector<NpzMember> members = read_npz(path, [](const std::string& key) {
+        return key == model_config_member ? NpyAccept::floats_bools_integers : NpyAccept::floats;
+    });
+    for (auto it = members.begin(); it != members.end(); ++it) {
+        if (it->first != model_config_member) continue;
+        const ModelConfig config = read_model_config(it->second, path + ": " + model_config_member);
+        if (config.heads && static_cast<std::size_t>(*config.heads) != heads) {
+            throw InputError(trf("{1}: its attn_config says heads {2}, the options say --heads {3}; the weights were "
+                                 "trained with {2}",
+                                 {path, std::to_string(*config.heads), std::to_string(heads)}));
+        }
+        members.erase(it);
+        break;
+    }
+    return weights_from_state_dict(members, sizes, path);
 }
 
 std::vector<CopyBatch> read_copy_batches(const std::string& path, std::size_t vocabulary) {
@@ -75,6 +92,45 @@ std::string training_log_json(const std::vector<TrainingStepResult>& steps) {
         json += entry;
     }
     return json + "\n]}\n";
+}
+
+namespace {
+
+// A .npy file (format 1.0) of bytes as a 1-D uint8 array: numpy.frombuffer(text.encode(), numpy.uint8).
+std::string uint8_npy(const std::string& bytes) {
+    std::string header = "{'descr': '|u1', 'fortran_order': False, 'shape': (" + std::to_string(bytes.size()) + ",), }";
+    header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');  // the data starts on a 64-byte boundary
+    header += '\n';
+    std::string npy("\x93NUMPY\x01\x00", 8);
+    npy += static_cast<char>(header.size() & 0xff);
+    npy += static_cast<char>(header.size() >> 8);
+    return npy + header + bytes;
+}
+
+std::string json_number(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", value);
+    return text;
+}
+
+}  // namespace
+
+std::string copy_checkpoint_npz(const Seq2SeqWeights& weights, const Seq2SeqOptions& options) {
+    const std::vector<double> flat = flatten_parameters(weights);
+    std::vector<NpzOutputMember> members;
+    for (const ParameterSlot& slot : seq2seq_parameter_slots(weights)) {
+        std::size_t count = 1;
+        for (std::size_t size : slot.shape) count *= size;
+        const std::vector<double> values(flat.begin() + static_cast<std::ptrdiff_t>(slot.offset),
+                                         flat.begin() + static_cast<std::ptrdiff_t>(slot.offset + count));
+        members.push_back({slot.name, encode_npy(slot.shape, values, NpyDtype::float32)});
+    }
+    const std::string config = "{\"heads\": " + std::to_string(options.heads) +
+                               ", \"norm_first\": " + (options.norm_first ? "true" : "false") +
+                               ", \"activation\": \"relu\", \"eps\": " + json_number(options.eps) +
+                               ", \"norm_eps\": " + json_number(options.eps) + "}";
+    members.push_back({"attn_config", uint8_npy(config)});
+    return encode_npz(members);
 }
 
 }  // namespace attn::tutor

@@ -7,9 +7,10 @@
 // names, plus src_embed.weight, tgt_embed.weight, generator.weight, generator.bias), numpy.savez
 // of src and tgt as integer arrays (steps, B, L), and a JSON list of the steps.
 //
-//   auto weights = attn::tutor::read_copy_weights("model.npz", sizes);
+//   auto weights = attn::tutor::read_copy_weights("model.npz", sizes, heads);
 //   auto batches = attn::tutor::read_copy_batches("batches.npz", sizes.vocabulary);
 //   std::string json = attn::tutor::training_log_json(results);   // {"steps": [{"step": 1, …}, …]}
+//   std::string npz = attn::tutor::copy_checkpoint_npz(trainer.weights, trainer.options);  // --save
 #pragma once
 
 #include <cstddef>
@@ -23,12 +24,20 @@ namespace attn::tutor {
 
 /// The weights of a state_dict archive for a model of these sizes (weights_from_state_dict).
 /// InputError naming the file for anything unreadable, missing, misshapen or unknown.
-Seq2SeqWeights read_copy_weights(const std::string& path, const Seq2SeqSizes& sizes);
+/// An attn_config member (an archive --save wrote) is read and must agree with `heads`.
+Seq2SeqWeights read_copy_weights(const std::string& path, const Seq2SeqSizes& sizes, std::size_t heads);
 
 /// The batches of an archive holding src and tgt, integer arrays of one shape (steps, B, L) with
 /// L ≥ 2, every value an id 0 … vocabulary − 1. InputError naming the file, the member and the
 /// first value that is wrong (with its index) otherwise.
 std::vector<CopyBatch> read_copy_batches(const std::string& path, std::size_t vocabulary);
+
+/// The trained model as --save writes it, an archive read_copy_weights and `attn compute
+/// transformer` read and PyTorch loads: every parameter under its state_dict name in PyTorch's
+/// shape (attn/seq2seq_parameters.hpp), float32 as PyTorch keeps them, and the member attn_config
+/// (tutor/compute/model_config.hpp: heads, norm_first, activation relu, eps, norm_eps as UTF-8
+/// JSON bytes in a uint8 array).
+std::string copy_checkpoint_npz(const Seq2SeqWeights& weights, const Seq2SeqOptions& options);
 
 /// {"steps": [{"step": 1, "loss": …, "learning_rate": …}, …]}, numbers with 17 significant digits.
 std::string training_log_json(const std::vector<TrainingStepResult>& steps);
