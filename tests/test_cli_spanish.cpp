@@ -348,7 +348,11 @@ TEST_CASE("cli spanish - check lines: «en 1 valor», «en N valores», the less
     CHECK_THAT(spanish.out, Catch::Contains("): coincide · máx |Δ| 0.0e+00 en 4 valores\n") &&
                                 !Catch::Contains(" 1 valores") && !Catch::Contains("sobre ") && !Catch::Contains("max |Δ|"));
     CHECK_THAT(english.out, Catch::Contains("): matches · max |Δ| 0.0e+00 over 4 values\n") && !Catch::Contains(" 1 values"));
-    CHECK_THAT(spanish.out, Catch::Matches("[^]*\n[0-9]+ correctas, 0 fallidas\n"));
+    // The totals are the last line. (Matched on that line alone: std::regex recurses once per
+    // character, and "[^]*" over the whole report overflowed the stack of the sanitizer build.)
+    const std::size_t last_line = spanish.out.rfind('\n', spanish.out.size() >= 2 ? spanish.out.size() - 2 : 0);
+    CHECK_THAT(spanish.out.substr(last_line == std::string::npos ? 0 : last_line + 1),
+               Catch::Matches("[0-9]+ correctas, 0 fallidas\n"));
     // No no-break space reaches the screen: the wrapper turns it into a space.
     CHECK(spanish.out.find("\u00a0") == std::string::npos);
     // At 80 columns "en 4 valores" stays whole: never "en" or "valores" alone at a line's end or start.
