@@ -393,7 +393,7 @@ TEST_CASE("cli spanish - the library's file errors a student meets most, in Span
           "attn: error: " + folder.path() + "/page.html: no es un archivo .npy (no empieza por \\x93NUMPY); guarda los "
           "tensores con numpy.save\n");
     CHECK(run_spanish({"view", "--sentence", "a b", "--html", folder.path() + "/none/page.html"}).err ==
-          "attn: error: no se puede escribir " + folder.path() + "/none/page.html: la carpeta " + folder.path() + "/none no existe\n");
+          "attn: error: no se puede escribir --html " + folder.path() + "/none/page.html: la carpeta " + folder.path() + "/none no existe\n");
     // English: the library's own words.
     CHECK_THAT(run_attn({"heatmap", "--weights", missing}, environment_with({})).err,
                Catch::StartsWith("attn: error: " + missing + ": cannot open: "));

@@ -121,3 +121,17 @@ TEST_CASE("dtype_name spells the NumPy names", "[npy]") {
     CHECK(attn::dtype_name(attn::NpyDtype::float32) == "float32");
     CHECK(attn::dtype_name(attn::NpyDtype::float64) == "float64");
 }
+
+TEST_CASE("npy writer - encode_npy_uint8 writes the bytes numpy.frombuffer(…, numpy.uint8) saves", "[npy]") {
+    // np.lib.format.write_array(f, np.frombuffer(b'{"heads": 2}', np.uint8), version=(1, 0)): 140 bytes.
+    std::string header = "{'descr': '|u1', 'fortran_order': False, 'shape': (12,), }";
+    header.append(117 - header.size(), ' ');
+    const std::string expected = std::string("\x93NUMPY\x01\x00\x76\x00", 10) + header + "\n" + "{\"heads\": 2}";
+    REQUIRE(expected.size() == 140);
+    const std::string got = attn::encode_npy_uint8("{\"heads\": 2}");
+    CHECK(got == expected);
+    const attn::NpyArray back = attn::parse_npy(got, "config.npy", attn::NpyAccept::floats_bools_integers);
+    CHECK(back.dtype == attn::NpyDtype::integer);
+    CHECK(back.shape == std::vector<std::size_t>{12});
+    CHECK(back.values.front() == double('{'));
+}

@@ -72,6 +72,11 @@ struct InputPath {
 /// writing to one folder at once leave the whole set of one of them, never a mix.
 void write_files_atomically(const std::vector<OutputFile>& files, const std::vector<InputPath>& inputs = {});
 
+/// The checks write_files_atomically makes on `files` before it writes anything (the list above,
+/// but a full disk), for a program that works long before it writes: a bad output is said before
+/// the work, not after it. The contents are not read. write_files_atomically checks again.
+void check_output_files(const std::vector<OutputFile>& files, const std::vector<InputPath>& inputs = {});
+
 /// Creates `folder` (and its parents) when missing. InputError when it is a file, a dangling
 /// symbolic link (named with its target) or cannot be created.
 void prepare_output_folder(const std::string& folder);

@@ -67,6 +67,10 @@ NpyArray parse_npy(const std::string& bytes, const std::string& name, NpyAccept 
 /// double holds exactly), boolean '|b1' (nonzero is True). std::invalid_argument otherwise.
 std::string encode_npy(const std::vector<std::size_t>& shape, const std::vector<double>& values, NpyDtype dtype);
 
+/// The bytes of a .npy file holding `bytes` as a 1-D uint8 array, as numpy.frombuffer(bytes,
+/// numpy.uint8) saves them (how a model's attn_config travels in its .npz).
+std::string encode_npy_uint8(const std::string& bytes);
+
 /// Writes a .npy file atomically (write_files_atomically): a complete file or none.
 /// Throws InputError naming the path when it cannot be written.
 void write_npy(const std::string& path, const std::vector<std::size_t>& shape, const std::vector<double>& values,

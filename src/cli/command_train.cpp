@@ -15,11 +15,9 @@
 // rate, all or nothing, after the run (tutor/train/copy_files.hpp).
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <random>
 #include <string>
-#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -78,6 +76,22 @@ void check_memory(const TrainOptions& o) {
     }
 }
 
+// The files a run writes (--log, --save), with their contents, and the files it reads.
+std::vector<OutputFile> train_outputs(const TrainOptions& o, std::string log, std::string model) {
+    std::vector<OutputFile> outputs;
+    if (!o.log.empty()) outputs.push_back({o.log, std::move(log), "--log"});
+    if (!o.save.empty()) outputs.push_back({o.save, std::move(model), "--save"});
+    return outputs;
+}
+
+std::vector<InputPath> train_inputs(const TrainOptions& o) {
+    std::vector<InputPath> inputs;
+    for (const InputPath& input : {InputPath{"--init", o.init}, InputPath{"--data", o.data}}) {
+        if (!input.path.empty()) inputs.push_back(input);
+    }
+    return inputs;
+}
+
 void check_train_options(const TrainOptions& o) {
     if (o.task != "copy") {
         throw InputError(trf("unknown task '{1}'; attn train knows: copy (the Annotated Transformer's copy task)", {o.task}));
@@ -88,19 +102,8 @@ void check_train_options(const TrainOptions& o) {
                              {std::to_string(o.d_model), std::to_string(o.heads)}));
     }
     check_memory(o);
-    // An output that cannot be written is said before the training, not after it
-    // (write_files_atomically checks again when it writes).
-    for (const auto& [option, path] : {std::pair<std::string, std::string>{"--log", o.log}, {"--save", o.save}}) {
-        if (path.empty()) continue;
-        std::error_code error;
-        const std::filesystem::path folder = std::filesystem::absolute(path, error).parent_path();
-        if (error || !std::filesystem::is_directory(folder, error)) {
-            throw InputError(trf("{1} {2}: the folder {3} does not exist", {option, path, folder.string()}));
-        }
-    }
-    if (!o.log.empty() && o.log == o.save) {
-        throw InputError(trf("--log and --save are both {1}; give them different files", {o.log}));
-    }
+    // An output that cannot be written is said before the training, not after it.
+    check_output_files(train_outputs(o, "", ""), train_inputs(o));
 }
 
 void print_decodes(const tutor::CopyTrainer& trainer, std::mt19937& evaluation) {
@@ -169,16 +172,10 @@ int run_train(const GlobalOptions&, const TrainOptions& o) {
               << "\n";
     print_decodes(trainer, evaluation);
     // The log and the model are written together, all or none, never over an input.
-    std::vector<OutputFile> outputs;
-    if (!o.log.empty()) outputs.push_back({o.log, tutor::training_log_json(log), "--log"});
-    if (!o.save.empty()) outputs.push_back({o.save, tutor::copy_checkpoint_npz(trainer.weights, trainer.options), "--save"});
-    if (!outputs.empty()) {
-        std::vector<InputPath> inputs;
-        for (const InputPath& input : {InputPath{"--init", o.init}, InputPath{"--data", o.data}}) {
-            if (!input.path.empty()) inputs.push_back(input);
-        }
-        write_files_atomically(outputs, inputs);
-    }
+    const std::vector<OutputFile> outputs =
+        train_outputs(o, o.log.empty() ? "" : tutor::training_log_json(log),
+                      o.save.empty() ? "" : tutor::copy_checkpoint_npz(trainer.weights, trainer.options));
+    if (!outputs.empty()) write_files_atomically(outputs, train_inputs(o));
     return exit_success;
 }
 

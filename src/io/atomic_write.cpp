@@ -256,7 +256,8 @@ std::string checked_target(const OutputFile& file, const std::vector<InputPath>&
     const std::string folder = folder_of(file.path);
     struct stat status {};
     if (::stat(folder.c_str(), &status) != 0) {
-        throw InputError("cannot write " + shown + ": the folder " + printable_text(folder) + " does not exist");
+        throw InputError("cannot write " + described(file.what, file.path) + ": the folder " + printable_text(folder) +
+                         " does not exist");
     }
     if (!S_ISDIR(status.st_mode)) {
         throw InputError("cannot write " + shown + ": " + printable_text(folder) + " is not a folder");
@@ -358,6 +359,10 @@ void place_all(const std::vector<OutputFile>& files, const std::vector<std::stri
 }
 
 }  // namespace
+
+void check_output_files(const std::vector<OutputFile>& files, const std::vector<InputPath>& inputs) {
+    check_targets(files, inputs);
+}
 
 void write_files_atomically(const std::vector<OutputFile>& files, const std::vector<InputPath>& inputs) {
     check_targets(files, inputs);  // every target, before anything is written

@@ -386,22 +386,16 @@ NpyArray read_npy(const std::string& path, NpyAccept accept, NpyFloat32 float32)
     return parse_npy(bytes, path, accept, float32);
 }
 
-std::string encode_npy(const std::vector<std::size_t>& shape, const std::vector<double>& values, NpyDtype dtype) {
-    std::size_t count = 1;
-    for (std::size_t size : shape) count *= size;
-    if (count != values.size()) {
-        throw std::invalid_argument("encode_npy: shape " + shape_string(shape) + " holds " + std::to_string(count) +
-                                    " values, got " + std::to_string(values.size()));
-    }
+namespace {
+
+// The magic, version 1.0 and the header of a .npy file of this descr and shape, padded with spaces
+// so that the data starts on a 64-byte boundary; the header ends with '\n'.
+std::string npy_preamble(const char* descr, const std::vector<std::size_t>& shape) {
     std::string shape_text = "(";
     for (std::size_t i = 0; i < shape.size(); ++i) shape_text += std::to_string(shape[i]) + (i + 1 < shape.size() ? ", " : "");
     if (shape.size() == 1) shape_text += ",";
     shape_text += ")";
-    const char* descr = dtype == NpyDtype::float32 ? "<f4" : dtype == NpyDtype::float64 ? "<f8"
-                        : dtype == NpyDtype::integer ? "<i8" : "|b1";
-    std::string header = std::string("{'descr': '") + descr +
-                         "', 'fortran_order': False, 'shape': " + shape_text + ", }";
-    // Pad with spaces so that the data starts on a 64-byte boundary; the header ends with '\n'.
+    std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " + shape_text + ", }";
     const std::size_t unpadded = 10 + header.size() + 1;
     header.append((64 - unpadded % 64) % 64, ' ');
     header += '\n';
@@ -411,7 +405,21 @@ std::string encode_npy(const std::vector<std::size_t>& shape, const std::vector<
     bytes += '\x00';
     bytes += static_cast<char>(header.size() & 0xff);
     bytes += static_cast<char>((header.size() >> 8) & 0xff);
-    bytes += header;
+    return bytes + header;
+}
+
+}  // namespace
+
+std::string encode_npy(const std::vector<std::size_t>& shape, const std::vector<double>& values, NpyDtype dtype) {
+    std::size_t count = 1;
+    for (std::size_t size : shape) count *= size;
+    if (count != values.size()) {
+        throw std::invalid_argument("encode_npy: shape " + shape_string(shape) + " holds " + std::to_string(count) +
+                                    " values, got " + std::to_string(values.size()));
+    }
+    const char* descr = dtype == NpyDtype::float32 ? "<f4" : dtype == NpyDtype::float64 ? "<f8"
+                        : dtype == NpyDtype::integer ? "<i8" : "|b1";
+    std::string bytes = npy_preamble(descr, shape);
     const std::size_t item = dtype == NpyDtype::float32 ? 4 : dtype == NpyDtype::boolean ? 1 : 8;
     std::string data(count * item, '\0');
     for (std::size_t i = 0; i < count; ++i) {
@@ -431,6 +439,10 @@ std::string encode_npy(const std::vector<std::size_t>& shape, const std::vector<
         }
     }
     return bytes + data;
+}
+
+std::string encode_npy_uint8(const std::string& bytes) {
+    return npy_preamble("|u1", {bytes.size()}) + bytes;
 }
 
 void write_npy(const std::string& path, const std::vector<std::size_t>& shape, const std::vector<double>& values,

@@ -178,6 +178,7 @@ std::vector<ComputeModule> decoder_modules(const ComputeModule& encoder_layer) {
         joined({source, decoder_masks}), run_transformer);
     whole.layered = true;
     whole.uses_final_norm = true;
+    whole.skipped_members = {"src_embed.weight", "tgt_embed.weight", "generator.weight", "generator.bias"};
     whole.outputs.push_back({"memory", "B,S,D", false, N_("the encoder's output, after encoder.norm")});
     whole.working_sizes = {"B,T,F", "B,S,F", "B,h,T,T", "B,h,T,S", "B,h,S,S"};
     return {layer, stack, whole};

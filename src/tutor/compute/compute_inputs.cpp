@@ -33,11 +33,6 @@ bool is_index_input(const std::string& name) {
     return canonical == "ids" || canonical == "positions_q" || canonical == "positions_k";
 }
 
-// The members attn train copy's checkpoint holds besides nn.Transformer's (tutor/train/copy_files.hpp).
-bool is_copy_model_member(const std::string& key) {
-    return key == "src_embed.weight" || key == "tgt_embed.weight" || key == "generator.weight" || key == "generator.bias";
-}
-
 NpyAccept accept_for(const std::string& name) {
     if (name == model_config_member) return NpyAccept::floats_bools_integers;  // uint8 bytes of JSON
     return mask_convention(canonical_weight_name(name)) == MaskConvention::none && !is_index_input(name)
@@ -112,12 +107,12 @@ void load_archive(const ComputeModule& module, const ComputeOptions& options, Co
             ++outside;
             continue;
         }
-        if (module.name == "transformer" && prefix.empty() && is_copy_model_member(key)) {
-            // attn train copy's checkpoint: nn.Transformer's state_dict plus the model around it.
+        const auto& skipped = module.skipped_members;
+        if (prefix.empty() && std::find(skipped.begin(), skipped.end(), key) != skipped.end()) {
             std::cerr << tr("note: ")
-                      << trf("{1}[{2}] belongs to the embeddings or the generator around nn.Transformer (attn train "
-                             "copy's model); transformer reads src and tgt already embedded, so it is ignored",
-                             {archive, key})
+                      << trf("{1}[{2}] belongs to the model built around {3} (attn train copy's embeddings and "
+                             "generator) and is not one of its inputs; ignored",
+                             {archive, key, module.name})
                       << "\n";
             continue;
         }

@@ -55,6 +55,9 @@ struct ComputeModule {
     bool uses_rope_options = false;       // accepts --rope-layout and --rope-base (rope)
     bool uses_embedding_options = false;  // accepts --padding-idx and --scale (embedding)
     bool has_backward = false;  // accepts --grad (self-attention, mha, encoder-layer; compute_gradients.hpp)
+    /// Archive members of a model built around this module that it does not read (attn train copy's
+    /// embeddings and generator around nn.Transformer): noted and skipped, not refused as unknown.
+    std::vector<std::string> skipped_members = {};
 };
 
 const std::vector<ComputeModule>& compute_modules();

@@ -96,17 +96,6 @@ std::string training_log_json(const std::vector<TrainingStepResult>& steps) {
 
 namespace {
 
-// A .npy file (format 1.0) of bytes as a 1-D uint8 array: numpy.frombuffer(text.encode(), numpy.uint8).
-std::string uint8_npy(const std::string& bytes) {
-    std::string header = "{'descr': '|u1', 'fortran_order': False, 'shape': (" + std::to_string(bytes.size()) + ",), }";
-    header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');  // the data starts on a 64-byte boundary
-    header += '\n';
-    std::string npy("\x93NUMPY\x01\x00", 8);
-    npy += static_cast<char>(header.size() & 0xff);
-    npy += static_cast<char>(header.size() >> 8);
-    return npy + header + bytes;
-}
-
 std::string json_number(double value) {
     char text[32];
     std::snprintf(text, sizeof text, "%.17g", value);
@@ -129,7 +118,7 @@ std::string copy_checkpoint_npz(const Seq2SeqWeights& weights, const Seq2SeqOpti
                                ", \"norm_first\": " + (options.norm_first ? "true" : "false") +
                                ", \"activation\": \"relu\", \"eps\": " + json_number(options.eps) +
                                ", \"norm_eps\": " + json_number(options.eps) + "}";
-    members.push_back({"attn_config", uint8_npy(config)});
+    members.push_back({model_config_member, encode_npy_uint8(config)});
     return encode_npz(members);
 }
 
