@@ -7,8 +7,9 @@
 //   1. teacher forcing: the decoder reads tgt[:, :-1] and is scored on tgt[:, 1:] (Batch);
 //   2. the forward (attn/seq2seq_transformer.hpp), with dropout when settings.dropout > 0 (its masks
 //      from the trainer's own generator, so that the weights' and batches' draws stay the same with
-//      and without it; PyTorch's masks differ, so comparisons run with dropout 0), and the loss: LabelSmoothing's KL form over the
-//      vocabulary, padding 0 skipped, divided by the number of scored tokens (attn/cross_entropy.hpp);
+//      and without it; PyTorch's masks differ, so comparisons run with dropout 0), and the loss:
+//      LabelSmoothing's KL form over the vocabulary, padding 0 skipped, divided by the number of
+//      scored tokens (attn/cross_entropy.hpp);
 //   3. loss.backward(): the gradients of this step alone (zero_grad after every step, so nothing
 //      is carried over), attn/seq2seq_transformer_backward.hpp;
 //   4. optimizer.step(): Adam with β = (0.9, 0.98), ε = 1e-9 on every parameter (attn/adam.hpp),
