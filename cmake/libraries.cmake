@@ -69,6 +69,7 @@ add_library(attn
   src/lib/kv_cache.cpp
   src/lib/decoder_step.cpp
   src/lib/generation.cpp
+  src/lib/dropout.cpp
   src/lib/seq2seq_transformer.cpp
   src/lib/seq2seq_transformer_backward.cpp
   src/lib/seq2seq_parameters.cpp

@@ -70,6 +70,8 @@ add_executable(attn_tests
   tests/test_fast_rope.cpp
   tests/test_fast_decode.cpp
   tests/support/copy_training_fixtures.cpp
+  tests/test_dropout.cpp
+  tests/test_seq2seq_dropout.cpp
   tests/test_seq2seq_transformer.cpp
   tests/test_copy_training.cpp
   tests/test_cli_train.cpp

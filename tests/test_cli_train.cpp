@@ -83,7 +83,29 @@ TEST_CASE("cli train copy - bad options are exit 2 naming them", "[cli][train]")
     expect_refused({"train", "copy", "--d-model", "1024", "--d-ff", "4096", "--layers", "16", "--batch", "4096"},
                    {"--d-model 1024 --d-ff 4096 --layers 16 --batch 4096", "the limit is 8 GiB"});
     expect_refused({"train", "copy", "--lr-factor", "inf"}, {"--lr-factor", "'inf'"});
+    expect_refused({"train", "copy", "--dropout", "1"}, {"--dropout", "0 ≤ p < 1", "'1'"});
+    expect_refused({"train", "copy", "--dropout", "-0.1"}, {"--dropout", "'-0.1'"});
+    expect_refused({"train", "copy", "--dropout", "nan"}, {"--dropout", "'nan'"});
     expect_refused({"train"}, {"task"});
+}
+
+TEST_CASE("cli train copy - --dropout drops in training only: reproducible and --dropout 0 is the run without it",
+          "[cli][train][slow]") {
+    auto dropped = tiny;
+    dropped.insert(dropped.end(), {"--dropout", "0.3"});
+    const auto r = run_attn(dropped, {}, hostile_time_limit);
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    // The masks' generator is std::mt19937(--seed + 2): seed 0 gives 2.
+    CHECK_THAT(r.out, Catch::Contains("dropout 0.3 in training, masks from seed 2") &&
+                          Catch::Contains("of 1000 fresh sequences exactly"));
+    CHECK(without_times(run_attn(dropped, {}, hostile_time_limit).out) == without_times(r.out));
+    const auto plain = run_attn(tiny, {}, hostile_time_limit);
+    CHECK(without_times(r.out) != without_times(plain.out));
+    // p = 0 draws nothing: the very run without the option, every loss and decode the same.
+    auto zero = tiny;
+    zero.insert(zero.end(), {"--dropout", "0"});
+    CHECK(without_times(run_attn(zero, {}, hostile_time_limit).out) == without_times(plain.out));
 }
 
 TEST_CASE("cli train copy - in Spanish", "[cli][train][language][slow]") {

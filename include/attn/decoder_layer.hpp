@@ -20,6 +20,9 @@
 // With the same weights it computes what torch.nn.TransformerDecoderLayer(D, h, F, dropout=0.0,
 // batch_first=True, norm_first=…, activation=…) computes: self_attn.* is self_attention,
 // multihead_attn.* is cross_attention (in_proj_weight (3D, D) split row-wise by split_in_proj).
+// For training, options.dropout drops out where that layer's dropout=p does (attn/dropout.hpp):
+// both attentions' weights, the feed-forward network's hidden layer after the activation, and
+// each sub-layer's output before its residual add (dropout1, dropout2, dropout3).
 //
 // Shapes: B batch · T target positions · S memory positions · D model width · h heads ·
 // F feed-forward width
@@ -73,22 +76,28 @@ struct DecoderLayerOptions {
     std::optional<Matrix> tgt_attention_mask;       // (B, T) 1 = attend: tgt_key_padding_mask negated
     std::optional<Tensor3> memory_mask;             // (1 or B·h, T, S) added to the cross-attention scores
     std::optional<Matrix> memory_attention_mask;    // (B, S) 1 = attend: memory_key_padding_mask negated
+    Dropout dropout;                                // training's dropout (nn.TransformerDecoderLayer's); off by default
 };
 
-/// Every intermediate of one layer, in the order they are computed.
+/// Every intermediate of one layer, in the order they are computed. The dropout masks are the
+/// identity (nothing drawn) when options.dropout is off.
 struct DecoderLayerStep {
     Tensor3 self_attention_input;         // (B, T, D) tgt (post-norm) or norm1(tgt) (pre-norm)
     MultiHeadAttentionResult self_attention;  // its intermediates; weights (B, h, T, T)
-    Tensor3 self_attention_residual;      // (B, T, D) tgt + self_attention.output
+    DropoutMask<Tensor3> self_attention_dropout;   // (B, T, D) dropout1's mask on self_attention.output
+    Tensor3 self_attention_residual;      // (B, T, D) tgt + dropout1(self_attention.output)
     Tensor3 after_self_attention;         // (B, T, D) norm1(residual) (post-norm) or the residual (pre-norm)
     Tensor3 cross_attention_input;        // (B, T, D) the queries: after_self_attention or its norm2 (pre-norm)
     MultiHeadAttentionResult cross_attention;  // keys and values from the memory; weights (B, h, T, S)
-    Tensor3 cross_attention_residual;     // (B, T, D) after_self_attention + cross_attention.output
+    DropoutMask<Tensor3> cross_attention_dropout;  // (B, T, D) dropout2's mask on cross_attention.output
+    Tensor3 cross_attention_residual;     // (B, T, D) after_self_attention + dropout2(cross_attention.output)
     Tensor3 after_cross_attention;        // (B, T, D) norm2(residual) (post-norm) or the residual (pre-norm)
     Tensor3 ffn_input;                    // (B, T, D) after_cross_attention or its norm3 (pre-norm)
     Tensor3 ffn_hidden;                   // (B, T, F) activation(ffn_input W1ᵀ + b1)
-    Tensor3 ffn_output;                   // (B, T, D) ffn_hidden W2ᵀ + b2
-    Tensor3 ffn_residual;                 // (B, T, D) after_cross_attention + ffn_output
+    DropoutMask<Matrix> ffn_hidden_dropout;        // (B·T, F) the mask on ffn_hidden's rows
+    Tensor3 ffn_output;                   // (B, T, D) dropout(ffn_hidden) W2ᵀ + b2
+    DropoutMask<Tensor3> ffn_dropout;              // (B, T, D) dropout3's mask on ffn_output
+    Tensor3 ffn_residual;                 // (B, T, D) after_cross_attention + dropout3(ffn_output)
     Tensor3 output;                       // (B, T, D) norm3(ffn_residual) (post-norm) or ffn_residual (pre-norm)
 };
 

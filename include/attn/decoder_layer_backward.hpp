@@ -20,7 +20,8 @@
 // (self-attention reads its input three times). The masks (causal, padding, additive) are in the
 // step's attention weights, so the backward needs no mask: a hidden key gets no gradient. As in
 // the encoder layer, the norms' statistics and the feed-forward pre-activation are recomputed
-// from the step, nothing else.
+// from the step, nothing else; a step of training passes each sub-layer's gradient through the
+// dropout masks it kept (attn/dropout.hpp).
 //
 // Shapes: B batch · T target positions · S memory positions · D model width · F feed-forward width
 //   tgt (B, T, D) · memory (B, S, D) · weights and step as in the forward · grad_output (B, T, D)

@@ -9,7 +9,10 @@
 //   pre-norm  (norm_first, seed 003):          x = x + attention(norm1(x));  x = x + ffn(norm2(x))
 //
 // With the same weights it computes what torch.nn.TransformerEncoderLayer(D, h, F, dropout=0.0,
-// batch_first=True, norm_first=…, activation=…) computes. Its in_proj_weight (3D, D) splits
+// batch_first=True, norm_first=…, activation=…) computes. For training, options.dropout drops out
+// where that layer's dropout=p does (attn/dropout.hpp): the attention weights, the feed-forward
+// network's hidden layer after the activation, and each sub-layer's output before its residual
+// add (dropout1, dropout2); the step keeps the masks for the backward. Its in_proj_weight (3D, D) splits
 // row-wise into w_q, w_k, w_v; self_attn.out_proj is w_o, b_o (docs/notation.md).
 //
 // Shapes: B batch · T positions · D model width · h heads · F feed-forward width
@@ -53,18 +56,23 @@ struct EncoderLayerOptions {
     Activation activation = Activation::relu;
     std::optional<Matrix> attention_mask;     // (B, T): 1 = attend, 0 = padding
     std::optional<Tensor3> additive_mask;     // (1 or B·h, T, T) added to the scores: PyTorch's float src_mask
+    Dropout dropout;                          // training's dropout (nn.TransformerEncoderLayer's); off by default
 };
 
-/// Every intermediate of one layer, in the order they are computed.
+/// Every intermediate of one layer, in the order they are computed. The dropout masks are the
+/// identity (nothing drawn) when options.dropout is off.
 struct EncoderLayerStep {
     Tensor3 attention_input;     // (B, T, D) what attention reads: x (post-norm) or norm1(x) (pre-norm)
     MultiHeadAttentionResult attention;  // its intermediates; attention.output is the sub-layer's output
-    Tensor3 attention_residual;  // (B, T, D) x + attention.output
+    DropoutMask<Tensor3> attention_dropout;  // (B, T, D) dropout1's mask on attention.output (identity when off)
+    Tensor3 attention_residual;  // (B, T, D) x + dropout1(attention.output)
     Tensor3 after_attention;     // (B, T, D) norm1(x + attention) (post-norm) or x + attention (pre-norm)
     Tensor3 ffn_input;           // (B, T, D) after_attention (post-norm) or norm2(after_attention) (pre-norm)
     Tensor3 ffn_hidden;          // (B, T, F) activation(ffn_input W1ᵀ + b1)
-    Tensor3 ffn_output;          // (B, T, D) ffn_hidden W2ᵀ + b2
-    Tensor3 ffn_residual;        // (B, T, D) after_attention + ffn_output
+    DropoutMask<Matrix> ffn_hidden_dropout;  // (B·T, F) the mask on ffn_hidden's rows (identity when off)
+    Tensor3 ffn_output;          // (B, T, D) dropout(ffn_hidden) W2ᵀ + b2
+    DropoutMask<Tensor3> ffn_dropout;        // (B, T, D) dropout2's mask on ffn_output (identity when off)
+    Tensor3 ffn_residual;        // (B, T, D) after_attention + dropout2(ffn_output)
     Tensor3 output;              // (B, T, D) norm2(ffn_residual) (post-norm) or ffn_residual (pre-norm)
 };
 

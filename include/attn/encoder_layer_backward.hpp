@@ -14,7 +14,9 @@
 // where fᵀ(d) is f's backward applied to d, and attentionᵀ sums the query, key and value
 // gradients (self-attention reads x three times). The step keeps every sub-layer's input and
 // output but not the layer norms' statistics nor the feed-forward pre-activation: those two are
-// recomputed from the step (one layer norm per norm, one linear map), nothing else.
+// recomputed from the step (one layer norm per norm, one linear map), nothing else. A step of
+// training (options.dropout on) keeps its dropout masks, and each sub-layer's gradient passes
+// through its mask on the way back (attn/dropout.hpp): fᵀ above is then fᵀ ∘ dropoutᵀ.
 //
 // Shapes: B batch · T positions · D model width · F feed-forward width
 //   x (B, T, D) · weights as in the forward · step: the forward's · grad_output (B, T, D)

@@ -3,7 +3,8 @@
 // Why: after attention has mixed information *between* positions, each position is transformed
 // on its own by the same two-layer network, FFN(x) = activation(x W1ᵀ + b1) W2ᵀ + b2, widening
 // D to F (d_ff, typically 4·D) and back. "Position-wise" means exactly that: row t of the output
-// depends on row t of the input only.
+// depends on row t of the input only. In training, nn.TransformerEncoderLayer drops out the
+// hidden layer after the activation (attn/dropout.hpp); off, the default, it is the identity.
 //
 // Shapes: N rows · D model width · F inner width
 //   x (N, D) · linear1_weight (F, D) · linear1_bias (F) · linear2_weight (D, F) · linear2_bias (D)
@@ -15,6 +16,7 @@
 
 #include <string>
 
+#include "attn/dropout.hpp"
 #include "attn/tensor.hpp"
 
 namespace attn {
@@ -42,11 +44,14 @@ Matrix activate(const Matrix& x, Activation activation);
 struct FeedForwardStep {
     Matrix hidden_preactivation;  // (N, F) x W1ᵀ + b1
     Matrix hidden;                // (N, F) after the activation
-    Matrix output;                // (N, D) hidden W2ᵀ + b2
+    DropoutMask<Matrix> hidden_dropout;  // (N, F) training's mask on hidden; identity when the dropout is off
+    Matrix output;                // (N, D) dropout(hidden) W2ᵀ + b2
 };
 
-/// activation(x W1ᵀ + b1) W2ᵀ + b2. Throws ShapeError naming the weight whose shape does not fit.
+/// dropout(activation(x W1ᵀ + b1)) W2ᵀ + b2, the dropout off unless given. Throws ShapeError
+/// naming the weight whose shape does not fit.
 FeedForwardStep feed_forward(const Matrix& x, const Matrix& linear1_weight, const Vector& linear1_bias,
-                             const Matrix& linear2_weight, const Vector& linear2_bias, Activation activation);
+                             const Matrix& linear2_weight, const Vector& linear2_bias, Activation activation,
+                             const Dropout& dropout = {});
 
 }  // namespace attn

@@ -10,6 +10,10 @@
 //   gelu_tanh  ½(1 + t) + ½ u (1 − t²) · k (1 + 3 · 0.044715 u²),  t = tanh(k (u + 0.044715 u³)),
 //              k = √(2/π): PyTorch's formula for approximate="tanh"
 //
+// When the forward dropped out the hidden layer (training), its mask, kept in the step, is applied
+// again on the way back: linear2 read the dropped hidden layer, and the hidden layer's gradient
+// is dropped out with the same mask (attn/dropout.hpp).
+//
 // Shapes: N rows · D model width · F inner width
 //   x (N, D) · linear1_weight (F, D) · linear2_weight (D, F) · forward.hidden_preactivation,
 //   forward.hidden (N, F) · grad_output (N, D)

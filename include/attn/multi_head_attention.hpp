@@ -48,6 +48,7 @@
 #include <optional>
 #include <string>
 
+#include "attn/dropout.hpp"
 #include "attn/scaled_dot_product_attention.hpp"
 #include "attn/tensor.hpp"
 
@@ -93,6 +94,10 @@ struct MultiHeadAttentionOptions : AttentionOptions {
     /// g, the number of key/value heads (Hugging Face's num_key_value_heads): 0 = h, ordinary
     /// multi-head attention; 1 = multi-query attention. Must divide h.
     std::size_t kv_heads = 0;
+    /// Training's dropout on the attention weights, after the softmax and before they weigh the
+    /// values, as nn.MultiheadAttention(dropout=p) in training mode. Off by default (evaluation).
+    /// multi_head_attention only; the per-head form refuses it.
+    Dropout weights_dropout;
 };
 
 /// Every intermediate of one multi-head attention. With grouped-query attention (g < h), k, v,
@@ -102,7 +107,8 @@ struct MultiHeadAttentionResult {
     Tensor4 q_heads, k_heads, v_heads;  // split into heads: (B, h, T, d_k), (B, g, S, d_k), (B, g, S, d_k)
     Tensor4 scores;                     // (B, h, T, S) q_j k_jᵀ · scale per head, before any mask
     Tensor4 weights;                    // (B, h, T, S) per head; a query whose keys are all hidden has all zeros
-    Tensor4 context_heads;              // (B, h, T, d_k) weights · v_j per head
+    DropoutMask<Tensor4> weights_dropout;  // (B, h, T, S) training's mask on weights; identity when off
+    Tensor4 context_heads;              // (B, h, T, d_k) dropout(weights) · v_j per head
     Tensor3 context;                    // (B, T, D) the heads side by side (merge_heads)
     Tensor3 output;                     // (B, T, D) context W_oᵀ + b_o, or context when there is no W_o
 };

@@ -43,9 +43,10 @@ struct MultiHeadAttentionGradients {
 
 /// The backward of multi_head_attention(query, key, value, weights, heads, options), which returned
 /// `forward`; grad_output is ∂loss/∂forward.output. Only options.scale is read (the masks are in
-/// forward.weights). Throws ShapeError naming the tensor that disagrees (grad_output, or a
-/// forward intermediate of another call) and InputError for the output projection's choice, as
-/// the forward does, and when grad_output holds NaN or ±∞ (named with its index).
+/// forward.weights, training's dropout mask in forward.weights_dropout). Throws ShapeError naming
+/// the tensor that disagrees (grad_output, or a forward intermediate of another call) and
+/// InputError for the output projection's choice, as the forward does, and when grad_output holds
+/// NaN or ±∞ (named with its index).
 MultiHeadAttentionGradients multi_head_attention_backward(const Tensor3& query, const Tensor3& key, const Tensor3& value,
                                                           const MultiHeadAttentionWeights& weights, std::size_t heads,
                                                           const MultiHeadAttentionResult& forward,

@@ -7,6 +7,8 @@
 // the gradients of its two inputs, the embedded sequences; those go back through the × √D to the
 // rows of the two embedding tables that were looked up (attn/embedding_backward.hpp: a token seen
 // twice adds its two gradients; a row never looked up gets zero). The positions are constants.
+// A step of training carries its dropout masks, and every gradient passes back through the mask
+// its forward applied (attn/dropout.hpp): the backward draws nothing and needs no generator.
 //
 //   dlogits (B, T, V) → generator: doutput (B, T, D), dgenerator_weight (V, D), dgenerator_bias (V)
 //   doutput → transformer_backward → dsrc_x (B, S, D), dtgt_x (B, T, D), dtransformer weights

@@ -15,7 +15,9 @@
 // src_key_padding_mask, tgt_key_padding_mask, memory_key_padding_mask) computes. As there, the
 // source's padding is given twice: src_attention_mask to the encoder's self-attention and
 // memory_attention_mask to the decoder's cross-attention (usually the same matrix); one without
-// the other leaves the padded source positions visible to that stack.
+// the other leaves the padded source positions visible to that stack. options.dropout, for
+// training, is every layer's (attn/encoder_layer.hpp, attn/decoder_layer.hpp); the final norms
+// have none, as in nn.Transformer.
 //
 // Shapes: B batch · S source positions · T target positions · D model width · h heads
 //   src (B, S, D) · tgt (B, T, D) · memory, the encoder's output (B, S, D) · output (B, T, D)
@@ -61,6 +63,7 @@ struct TransformerOptions {
     std::optional<Matrix> tgt_attention_mask;      // (B, T): tgt_key_padding_mask negated
     std::optional<Tensor3> memory_mask;            // (1 or B·h, T, S)
     std::optional<Matrix> memory_attention_mask;   // (B, S): memory_key_padding_mask negated
+    Dropout dropout;   // training's dropout in every layer (nn.Transformer's dropout=p); off by default
 };
 
 struct TransformerResult {

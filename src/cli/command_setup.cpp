@@ -78,6 +78,11 @@ CLI::Validator finite_number(double min, double max) {
                                });
 }
 
+// A probability p with 0 ≤ p < 1: a dropout's (p = 1 would drop everything).
+const CLI::Validator probability_below_one = finite_number_where(
+    [](double value, double, double) { return value >= 0.0 && value < 1.0; }, 0.0, 1.0,
+    [](double, double, const std::string& input) { return trf("must be a number p with 0 ≤ p < 1, not '{1}'", {input}); });
+
 // A finite number greater than 0: an eps.
 const CLI::Validator positive_finite = finite_number_where(
     [](double value, double, double) { return value > 0.0; }, 0.0, 0.0,
@@ -302,6 +307,11 @@ CLI::App* setup_train(CLI::App& app, TrainOptions& options) {
         ->capture_default_str();
     command->add_option("--label-smoothing", options.label_smoothing, tr("ε, the probability the loss spreads over the other symbols"))
         ->check(finite_number(0, 0.99))
+        ->capture_default_str();
+    command->add_option("--dropout", options.dropout,
+                        tr("p, the dropout in training (0 ≤ p < 1), its masks from std::mt19937(--seed + 2); the "
+                           "accuracy and the decodes never drop"))
+        ->check(probability_below_one)
         ->capture_default_str();
     command->add_option("--seed", options.seed, tr("Seed of std::mt19937 for the initial weights and the sequences"))
         ->check(whole_number(0, UINT_MAX))

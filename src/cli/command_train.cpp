@@ -8,7 +8,9 @@
 // sequences and a few decodes are printed.
 //
 // Reproducible: the weights and the training batches come from std::mt19937(--seed) by the
-// recipe of tutor/train/copy_task.hpp, the evaluation's sequences from std::mt19937(--seed + 1).
+// recipe of tutor/train/copy_task.hpp, the evaluation's sequences from std::mt19937(--seed + 1),
+// the dropout's masks (--dropout) from std::mt19937(--seed + 2), so that a run without dropout
+// draws its weights and batches as before.
 // For a comparison with PyTorch, --init and --data give the initial weights and the batches
 // (every epoch then runs the file's batches), --save writes the trained model as a state_dict
 // archive PyTorch loads (tutor/train/copy_files.hpp), and --log writes each step's loss and learning
@@ -127,6 +129,8 @@ int run_train(const GlobalOptions&, const TrainOptions& o) {
     settings.warmup = o.warmup;
     settings.lr_factor = o.lr_factor;
     settings.label_smoothing = o.label_smoothing;
+    settings.dropout = o.dropout;
+    settings.dropout_seed = o.seed + 2u;
     std::mt19937 generator(o.seed);
     std::mt19937 evaluation(o.seed + 1u);
     // Every input is read and checked before the first step: a bad file stops the run at once.
@@ -145,7 +149,13 @@ int run_train(const GlobalOptions&, const TrainOptions& o) {
                       std::to_string(o.d_ff), std::to_string(flatten_parameters(trainer.weights).size()),
                       std::to_string(batch), std::to_string(steps), std::to_string(o.warmup),
                       fixed(o.lr_factor, "%g"), fixed(o.label_smoothing, "%g"), std::to_string(o.seed)})
-              << "\n\n";
+              << "\n";
+    if (o.dropout > 0.0) {
+        std::cout << "  " << trf("dropout {1} in training, masks from seed {2}; the accuracy and the decodes never drop",
+                                 {fixed(o.dropout, "%g"), std::to_string(settings.dropout_seed)})
+                  << "\n";
+    }
+    std::cout << "\n";
     std::vector<tutor::TrainingStepResult> log;
     const auto start = std::chrono::steady_clock::now();
     for (std::size_t epoch = 1; epoch <= o.epochs; ++epoch) {

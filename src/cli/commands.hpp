@@ -90,6 +90,7 @@ struct TrainOptions {
     std::size_t warmup = 100;         // the learning rate's warm-up steps
     double lr_factor = 0.5;           // the learning rate's factor (the Annotated Transformer's Adam lr, 0.5)
     double label_smoothing = 0.1;     // ε of the loss
+    double dropout = 0.0;             // p in training, 0 ≤ p < 1; the masks from std::mt19937(seed + 2)
     unsigned seed = 0;                // std::mt19937's seed: weights and batches, and the evaluation's sequences
     std::string init;                 // --init model.npz: the initial weights (a state_dict); empty: drawn from the seed
     std::string data;                 // --data batches.npz: src and tgt (steps, B, L); empty: drawn from the seed

@@ -45,20 +45,24 @@ DecoderLayerStep transformer_decoder_layer(const Tensor3& tgt, const Tensor3& me
         return layer_norm(y, weight, bias, options.eps);
     };
     const bool pre_norm = options.norm_first;
-    AttentionOptions self_masks;  // the future and the target's padding
+    MultiHeadAttentionOptions self_masks;  // the future and the target's padding
     self_masks.causal = options.causal;
     self_masks.attention_mask = options.tgt_attention_mask;
     self_masks.additive_mask = options.tgt_mask;
-    AttentionOptions memory_masks;  // the memory's padding only: every target position may read the whole source
+    self_masks.weights_dropout = options.dropout;
+    MultiHeadAttentionOptions memory_masks;  // the memory's padding only: every target position may read the whole source
     memory_masks.attention_mask = options.memory_attention_mask;
     memory_masks.additive_mask = options.memory_mask;
+    memory_masks.weights_dropout = options.dropout;
 
     DecoderLayerStep step;
     // 1. Masked self-attention over the target: the residual, norm1.
     step.self_attention_input = pre_norm ? norm(tgt, w.norm1_weight, w.norm1_bias) : tgt;
     const Tensor3& a = step.self_attention_input;
     step.self_attention = multi_head_attention(a, a, a, w.self_attention, options.heads, self_masks);
-    step.self_attention_residual = tgt + step.self_attention.output;
+    DropoutStep<Tensor3> dropout1 = dropout(step.self_attention.output, options.dropout);  // training only
+    step.self_attention_dropout = std::move(dropout1.mask);
+    step.self_attention_residual = tgt + dropout1.output;
     step.after_self_attention = pre_norm ? step.self_attention_residual
                                          : norm(step.self_attention_residual, w.norm1_weight, w.norm1_bias);
     // 2. Cross-attention: queries from the target, keys and values from the memory as it is.
@@ -66,16 +70,21 @@ DecoderLayerStep transformer_decoder_layer(const Tensor3& tgt, const Tensor3& me
                                           : step.after_self_attention;
     step.cross_attention = multi_head_attention(step.cross_attention_input, memory, memory, w.cross_attention,
                                                 options.heads, memory_masks);
-    step.cross_attention_residual = step.after_self_attention + step.cross_attention.output;
+    DropoutStep<Tensor3> dropout2 = dropout(step.cross_attention.output, options.dropout);
+    step.cross_attention_dropout = std::move(dropout2.mask);
+    step.cross_attention_residual = step.after_self_attention + dropout2.output;
     step.after_cross_attention = pre_norm ? step.cross_attention_residual
                                           : norm(step.cross_attention_residual, w.norm2_weight, w.norm2_bias);
     // 3. The feed-forward network, on each position alone: the residual, norm3.
     step.ffn_input = pre_norm ? norm(step.after_cross_attention, w.norm3_weight, w.norm3_bias) : step.after_cross_attention;
     const FeedForwardStep ffn = feed_forward(rows_of(step.ffn_input), w.linear1_weight, w.linear1_bias,
-                                             w.linear2_weight, w.linear2_bias, options.activation);
+                                             w.linear2_weight, w.linear2_bias, options.activation, options.dropout);
     step.ffn_hidden = positions_of(ffn.hidden, tgt.shape(0), tgt.shape(1));
+    step.ffn_hidden_dropout = ffn.hidden_dropout;
     step.ffn_output = positions_of(ffn.output, tgt.shape(0), tgt.shape(1));
-    step.ffn_residual = step.after_cross_attention + step.ffn_output;
+    DropoutStep<Tensor3> dropout3 = dropout(step.ffn_output, options.dropout);
+    step.ffn_dropout = std::move(dropout3.mask);
+    step.ffn_residual = step.after_cross_attention + dropout3.output;
     step.output = pre_norm ? step.ffn_residual : norm(step.ffn_residual, w.norm3_weight, w.norm3_bias);
 
     // The attentions checked their own intermediates; the first of the others that is not a

@@ -14,19 +14,23 @@ using detail::layer_norm_backward_at;
 
 namespace {
 
-// Self-attention's backward, its gradient the sum of the query's, the key's and the value's.
+// Self-attention's backward from the residual's gradient (through dropout1's mask), its gradient
+// the sum of the query's, the key's and the value's.
 Tensor3 self_attention_backward(const DecoderLayerWeights& w, const DecoderLayerOptions& options,
                                 const DecoderLayerStep& step, const Tensor3& grad_output, DecoderLayerWeights& grad) {
     return detail::self_attention_backward_at(step.self_attention_input, w.self_attention, options.heads,
-                                              step.self_attention, grad_output, grad.self_attention);
+                                              step.self_attention,
+                                              dropout_backward(step.self_attention_dropout, grad_output),
+                                              grad.self_attention);
 }
 
-// Cross-attention's backward: returns the queries' gradient; the memory, read as key and value,
-// gets the sum of those two.
+// Cross-attention's backward from the residual's gradient (through dropout2's mask): returns the
+// queries' gradient; the memory, read as key and value, gets the sum of those two.
 Tensor3 cross_attention_backward(const Tensor3& memory, const DecoderLayerWeights& w, const DecoderLayerOptions& options,
                                  const DecoderLayerStep& step, const Tensor3& grad_output, DecoderLayerGradients& grad) {
     MultiHeadAttentionGradients g = multi_head_attention_backward(
-        step.cross_attention_input, memory, memory, w.cross_attention, options.heads, step.cross_attention, grad_output);
+        step.cross_attention_input, memory, memory, w.cross_attention, options.heads, step.cross_attention,
+        dropout_backward(step.cross_attention_dropout, grad_output));
     grad.weights.cross_attention = std::move(g.weights);
     grad.memory = g.key + g.value;
     return std::move(g.query);

@@ -27,9 +27,10 @@ EncoderLayerStep transformer_encoder_layer(const Tensor3& x, const EncoderLayerW
     if (!(options.eps > 0.0)) throw InputError(f + ": eps must be a positive number, got " + std::to_string(options.eps));
     const auto norm1 = [&](const Tensor3& y) { return layer_norm(y, w.norm1_weight, w.norm1_bias, options.eps); };
     const auto norm2 = [&](const Tensor3& y) { return layer_norm(y, w.norm2_weight, w.norm2_bias, options.eps); };
-    AttentionOptions padding;
+    MultiHeadAttentionOptions padding;
     padding.attention_mask = options.attention_mask;
     padding.additive_mask = options.additive_mask;
+    padding.weights_dropout = options.dropout;
     const bool pre_norm = options.norm_first;
 
     EncoderLayerStep step;
@@ -37,15 +38,20 @@ EncoderLayerStep transformer_encoder_layer(const Tensor3& x, const EncoderLayerW
     step.attention_input = pre_norm ? norm1(x) : x;
     const Tensor3& a = step.attention_input;
     step.attention = multi_head_attention(a, a, a, w.attention, options.heads, padding);
-    step.attention_residual = x + step.attention.output;
+    DropoutStep<Tensor3> dropout1 = dropout(step.attention.output, options.dropout);  // training only
+    step.attention_dropout = std::move(dropout1.mask);
+    step.attention_residual = x + dropout1.output;
     step.after_attention = pre_norm ? step.attention_residual : norm1(step.attention_residual);
     // 2. The feed-forward sub-layer, on each position alone: the residual, norm2.
     step.ffn_input = pre_norm ? norm2(step.after_attention) : step.after_attention;
     const FeedForwardStep ffn = feed_forward(rows_of(step.ffn_input), w.linear1_weight, w.linear1_bias,
-                                             w.linear2_weight, w.linear2_bias, options.activation);
+                                             w.linear2_weight, w.linear2_bias, options.activation, options.dropout);
     step.ffn_hidden = positions_of(ffn.hidden, x.shape(0), x.shape(1));
+    step.ffn_hidden_dropout = ffn.hidden_dropout;
     step.ffn_output = positions_of(ffn.output, x.shape(0), x.shape(1));
-    step.ffn_residual = step.after_attention + step.ffn_output;
+    DropoutStep<Tensor3> dropout2 = dropout(step.ffn_output, options.dropout);
+    step.ffn_dropout = std::move(dropout2.mask);
+    step.ffn_residual = step.after_attention + dropout2.output;
     step.output = pre_norm ? step.ffn_residual : norm2(step.ffn_residual);
 
     // The attention checked its own intermediates; the first of the others that is not a finite

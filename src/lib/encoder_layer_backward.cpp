@@ -13,11 +13,12 @@ using detail::layer_norm_backward_at;
 
 namespace {
 
-// Self-attention's backward, its gradient the sum of the query's, the key's and the value's.
+// Self-attention's backward from the residual's gradient (through dropout1's mask), its gradient
+// the sum of the query's, the key's and the value's.
 Tensor3 attention_backward(const EncoderLayerWeights& w, const EncoderLayerOptions& options,
                            const EncoderLayerStep& step, const Tensor3& grad_output, EncoderLayerWeights& grad) {
     return detail::self_attention_backward_at(step.attention_input, w.attention, options.heads, step.attention,
-                                              grad_output, grad.attention);
+                                              dropout_backward(step.attention_dropout, grad_output), grad.attention);
 }
 
 }  // namespace

@@ -46,14 +46,17 @@ Matrix activate(const Matrix& x, Activation activation) {
 }
 
 FeedForwardStep feed_forward(const Matrix& x, const Matrix& linear1_weight, const Vector& linear1_bias,
-                             const Matrix& linear2_weight, const Vector& linear2_bias, Activation activation) {
+                             const Matrix& linear2_weight, const Vector& linear2_bias, Activation activation,
+                             const Dropout& dropout) {
     check_shapes("feed_forward", {{"x", x, "N,D"}, {"linear1_weight", linear1_weight, "F,D"}, {"linear1_bias", linear1_bias, "F"},
                                   {"linear2_weight", linear2_weight, "D,F"}, {"linear2_bias", linear2_bias, "D"}},
                  ZeroSizes::allowed);
     FeedForwardStep step;
     step.hidden_preactivation = linear(x, linear1_weight, linear1_bias, "linear1_weight");  // x W1ᵀ + b1   (N, F)
     step.hidden = activate(step.hidden_preactivation, activation);
-    step.output = linear(step.hidden, linear2_weight, linear2_bias, "linear2_weight");     // h W2ᵀ + b2   (N, D)
+    DropoutStep<Matrix> dropped = attn::dropout(step.hidden, dropout);                      // training only
+    step.hidden_dropout = std::move(dropped.mask);
+    step.output = linear(dropped.output, linear2_weight, linear2_bias, "linear2_weight");   // h W2ᵀ + b2   (N, D)
     return step;
 }
 

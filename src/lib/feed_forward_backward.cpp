@@ -62,9 +62,12 @@ FeedForwardGradients feed_forward_backward(const Matrix& x, const Matrix& linear
                   {"forward.hidden", forward.hidden, "N,F"}, {"grad_output", grad_output, "N,D"}},
                  ZeroSizes::allowed);
     detail::require_finite("feed_forward_backward", "grad_output", grad_output, detail::upstream_gradient_advice);
-    // Backwards through the three steps of the forward, last first.
-    const LinearGradients second = linear_backward(forward.hidden, linear2_weight, grad_output);
-    const Matrix grad_preactivation = activation_backward(forward.hidden_preactivation, second.x, activation);
+    // Backwards through the steps of the forward, last first; training's dropout (its mask from the
+    // forward) is the identity when it was off.
+    const Matrix dropped_hidden = apply_dropout(forward.hidden_dropout, forward.hidden, "forward.hidden");
+    const LinearGradients second = linear_backward(dropped_hidden, linear2_weight, grad_output);
+    const Matrix grad_hidden = dropout_backward(forward.hidden_dropout, second.x);
+    const Matrix grad_preactivation = activation_backward(forward.hidden_preactivation, grad_hidden, activation);
     LinearGradients first = linear_backward(x, linear1_weight, grad_preactivation);
     return {std::move(first.x), std::move(first.weight), std::move(first.bias), second.weight, second.bias};
 }

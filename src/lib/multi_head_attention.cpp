@@ -195,7 +195,9 @@ MultiHeadAttentionResult multi_head_attention(const Tensor3& query, const Tensor
     r.scores = scale * matmul_transposed(r.q_heads, k_shared);      // q_j k_jᵀ / √d_k       (B, h, T, S)
     detail::require_finite_scores(f, r.scores, "q_heads", "k_heads");
     r.weights = softmax_last_axis(masked_scores(r.scores, options));
-    r.context_heads = matmul(r.weights, v_shared);                  // weights_j v_j          (B, h, T, d_k)
+    DropoutStep<Tensor4> attended = dropout(r.weights, options.weights_dropout);  // training only
+    r.weights_dropout = std::move(attended.mask);
+    r.context_heads = matmul(attended.output, v_shared);            // weights_j v_j          (B, h, T, d_k)
     detail::require_finite(f, "context_heads", r.context_heads,
                            std::string("the weighted sum of the value rows of the head; ") + detail::overflow_advice);
     r.context = merge_heads(r.context_heads);                       // the heads side by side (B, T, D)
@@ -210,6 +212,10 @@ MultiHeadAttentionResult multi_head_attention_per_head(const Tensor3& query, con
                                                        const MultiHeadAttentionOptions& options) {
     const std::string f = "multi_head_attention_per_head";
     check_arguments(f, query, key, value, w, heads, options);
+    if (options.weights_dropout.active()) {
+        throw InputError(f + ": dropout on the attention weights is multi_head_attention's only; the per-head "
+                             "form computes the same attention without it");
+    }
     const std::size_t B = query.shape(0), T = query.shape(1), S = key.shape(1), D = query.shape(2), dk = D / heads;
     const std::size_t kv_heads = kv_heads_of(options, heads), n_rep = heads / kv_heads;
     MultiHeadAttentionResult r;

@@ -72,9 +72,13 @@ MultiHeadAttentionGradients multi_head_attention_backward(const Tensor3& query, 
     const Tensor4 grad_context_heads = split_heads(grad_context, heads);
     // 3. Every (batch, head) block's attention, backwards.
     const double scale = options.scale.value_or(1.0 / std::sqrt(double(d_k)));
+    DropoutMask<Tensor3> weights_dropout;  // training's mask on the weights, if the forward drew one
+    if (!forward.weights_dropout.identity()) {
+        weights_dropout = {blocks_of(forward.weights_dropout.kept), forward.weights_dropout.scale};
+    }
     const ScaledDotProductAttentionGradients per_head = detail::attention_blocks_backward(
         blocks_of(forward.q_heads), blocks_of(forward.k_heads), blocks_of(forward.v_heads), blocks_of(forward.weights),
-        blocks_of(grad_context_heads), scale);
+        blocks_of(grad_context_heads), scale, weights_dropout);
     // 4. q_heads = split_heads(q) …: undone by merge_heads.  5. q = query W_qᵀ + b_q …, backwards.
     SequenceLinearGradients q = linear_backward(query, w.w_q, merge_heads(heads_of(per_head.query, B, heads)));
     SequenceLinearGradients k = linear_backward(key, w.w_k, merge_heads(heads_of(per_head.key, B, heads)));

@@ -30,10 +30,14 @@ namespace detail {
 
 ScaledDotProductAttentionGradients attention_blocks_backward(const Tensor3& Q, const Tensor3& K, const Tensor3& V,
                                                              const Tensor3& weights, const Tensor3& grad_output,
-                                                             double scale) {
+                                                             double scale, const DropoutMask<Tensor3>& weights_dropout) {
     ScaledDotProductAttentionGradients grad;
-    grad.value = matmul(transpose_blocks(weights), grad_output);              // dV = Pᵀ dO      (M, S, d_v)
-    const Tensor3 grad_weights = matmul_transposed(grad_output, V);           // dP = dO Vᵀ      (M, T, S)
+    const bool dropped = !weights_dropout.identity();
+    const Tensor3 dropped_weights = dropped ? apply_dropout(weights_dropout, weights, "weights") : Tensor3();
+    const Tensor3& attended = dropped ? dropped_weights : weights;           // P' = dropout(P), or P
+    grad.value = matmul(transpose_blocks(attended), grad_output);             // dV = P'ᵀ dO     (M, S, d_v)
+    Tensor3 grad_weights = matmul_transposed(grad_output, V);                 // dP' = dO Vᵀ     (M, T, S)
+    if (dropped) grad_weights = dropout_backward(weights_dropout, grad_weights);  // dP
     const Tensor3 grad_scores = softmax_backward(weights, grad_weights);      // dS              (M, T, S)
     grad.query = scale * matmul(grad_scores, K);                              // dQ = scale dS K (M, T, d_k)
     grad.key = scale * matmul(transpose_blocks(grad_scores), Q);              // dK = scale dSᵀ Q (M, S, d_k)

@@ -118,23 +118,34 @@ Tensor3 embed_with_positions(const Matrix& table, const IdTensor& ids, const std
     return x;
 }
 
-TransformerOptions transformer_options_of(const Seq2SeqOptions& options) {
+TransformerOptions transformer_options_of(const Seq2SeqOptions& options, const Dropout& dropout) {
     TransformerOptions transformer(options.heads);
     transformer.norm_first = options.norm_first;
     transformer.eps = options.eps;
     transformer.causal = true;
+    transformer.dropout = dropout;
     return transformer;
 }
 
 Seq2SeqStep seq2seq_forward(const IdTensor& src, const IdTensor& tgt, const Seq2SeqWeights& weights,
-                            const Seq2SeqOptions& options) {
+                            const Seq2SeqOptions& options, std::mt19937* dropout_generator) {
     check_shapes("seq2seq_forward", {{"src", src, "B,S"}, {"tgt", tgt, "B,T"}});
     seq2seq_sizes(weights);
+    if (!(options.dropout >= 0.0 && options.dropout <= 1.0)) {
+        throw InputError("seq2seq_forward: options.dropout must be a probability from 0 to 1, got " +
+                         std::to_string(options.dropout));
+    }
+    // Training draws every mask from the one generator; evaluation (no generator) draws nothing.
+    const Dropout dropout = dropout_generator ? Dropout(options.dropout, *dropout_generator) : Dropout();
     Seq2SeqStep step;
-    step.src_embedded = embed_with_positions(weights.src_embedding, src, "seq2seq_forward: src");
-    step.tgt_embedded = embed_with_positions(weights.tgt_embedding, tgt, "seq2seq_forward: tgt");
+    DropoutStep<Tensor3> src_x = attn::dropout(embed_with_positions(weights.src_embedding, src, "seq2seq_forward: src"),
+                                               dropout);
+    DropoutStep<Tensor3> tgt_x = attn::dropout(embed_with_positions(weights.tgt_embedding, tgt, "seq2seq_forward: tgt"),
+                                               dropout);
+    step.src_embedded = std::move(src_x.output), step.src_dropout = std::move(src_x.mask);
+    step.tgt_embedded = std::move(tgt_x.output), step.tgt_dropout = std::move(tgt_x.mask);
     step.transformer = transformer_steps(step.src_embedded, step.tgt_embedded, weights.transformer,
-                                         transformer_options_of(options));
+                                         transformer_options_of(options, dropout));
     step.logits = linear(step.transformer.output, weights.generator_weight, weights.generator_bias, "generator_weight");
     return step;
 }

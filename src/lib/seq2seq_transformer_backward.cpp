@@ -28,10 +28,11 @@ Seq2SeqWeights seq2seq_backward(const IdTensor& src, const IdTensor& tgt, const 
                              step.transformer, generator.x);
     grad.transformer = transformer.weights;
 
-    // x = table[ids] · √D + PE: the table's rows receive the gradient times √D.
+    // x = dropout(table[ids] · √D + PE): the gradient back through the dropouts' masks (the identity
+    // when the forward drew none), then the table's rows receive it times √D.
     const double scale = std::sqrt(static_cast<double>(sizes.d_model));
-    const Tensor3 grad_src_rows = transformer.src * scale;
-    const Tensor3 grad_tgt_rows = transformer.tgt * scale;
+    const Tensor3 grad_src_rows = dropout_backward(step.src_dropout, transformer.src) * scale;
+    const Tensor3 grad_tgt_rows = dropout_backward(step.tgt_dropout, transformer.tgt) * scale;
     grad.src_embedding = embedding_backward(sizes.vocabulary, src, grad_src_rows);
     grad.tgt_embedding = embedding_backward(sizes.vocabulary, tgt, grad_tgt_rows);
     return grad;

@@ -26,14 +26,15 @@ Tensor3 self_attention_backward_at(const Tensor3& input, const MultiHeadAttentio
 }
 
 FeedForwardGradients feed_forward_backward_at(const Tensor3& ffn_input, const Tensor3& ffn_hidden,
-                                              const Matrix& linear1_weight, const Vector& linear1_bias,
-                                              const Matrix& linear2_weight, Activation activation,
-                                              const Tensor3& grad_output) {
+                                              const DropoutMask<Matrix>& hidden_dropout, const Matrix& linear1_weight,
+                                              const Vector& linear1_bias, const Matrix& linear2_weight,
+                                              Activation activation, const Tensor3& grad_output) {
     // feed_forward_backward reads the forward's pre-activation and hidden layer, not its output.
     const Matrix input = rows_of(ffn_input);
     FeedForwardStep forward;
     forward.hidden_preactivation = linear(input, linear1_weight, linear1_bias, "linear1_weight");
     forward.hidden = rows_of(ffn_hidden);
+    forward.hidden_dropout = hidden_dropout;
     return feed_forward_backward(input, linear1_weight, linear2_weight, forward, activation, rows_of(grad_output));
 }
 

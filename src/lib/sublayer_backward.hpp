@@ -29,20 +29,24 @@ Tensor3 self_attention_backward_at(const Tensor3& input, const MultiHeadAttentio
                                    const MultiHeadAttentionResult& forward, const Tensor3& grad_output,
                                    MultiHeadAttentionWeights& grad_weights);
 
-/// The feed-forward network's backward on (B, T, ·) tensors: ffn_input and ffn_hidden as the
-/// forward kept them, the pre-activation computed again from ffn_input. grad.x is (B·T, D).
+/// The feed-forward network's backward on (B, T, ·) tensors: ffn_input, ffn_hidden and the hidden
+/// layer's dropout mask as the forward kept them, the pre-activation computed again from
+/// ffn_input. grad.x is (B·T, D).
 FeedForwardGradients feed_forward_backward_at(const Tensor3& ffn_input, const Tensor3& ffn_hidden,
-                                              const Matrix& linear1_weight, const Vector& linear1_bias,
-                                              const Matrix& linear2_weight, Activation activation,
-                                              const Tensor3& grad_output);
+                                              const DropoutMask<Matrix>& hidden_dropout, const Matrix& linear1_weight,
+                                              const Vector& linear1_bias, const Matrix& linear2_weight,
+                                              Activation activation, const Tensor3& grad_output);
 
-/// The same for a layer whose weights and step name them as the encoder and decoder layers do:
-/// writes the gradients of linear1_* and linear2_* into `grad`; returns ffn_input's (B, T, D).
+/// The same for a layer whose weights and step name them as the encoder and decoder layers do,
+/// from the gradient of the residual the sub-layer's output was added to (through the output's
+/// dropout mask, step.ffn_dropout): writes the gradients of linear1_* and linear2_* into `grad`;
+/// returns ffn_input's (B, T, D).
 template <class Weights, class Step>
 Tensor3 feed_forward_backward_at(const Weights& w, Activation activation, const Step& step, const Tensor3& grad_output,
                                  Weights& grad) {
-    FeedForwardGradients g = feed_forward_backward_at(step.ffn_input, step.ffn_hidden, w.linear1_weight,
-                                                      w.linear1_bias, w.linear2_weight, activation, grad_output);
+    FeedForwardGradients g = feed_forward_backward_at(step.ffn_input, step.ffn_hidden, step.ffn_hidden_dropout,
+                                                      w.linear1_weight, w.linear1_bias, w.linear2_weight, activation,
+                                                      dropout_backward(step.ffn_dropout, grad_output));
     grad.linear1_weight = std::move(g.linear1_weight), grad.linear1_bias = std::move(g.linear1_bias);
     grad.linear2_weight = std::move(g.linear2_weight), grad.linear2_bias = std::move(g.linear2_bias);
     return positions_of(g.x, step.ffn_input.shape(0), step.ffn_input.shape(1));

@@ -19,6 +19,7 @@ LayerOptions shared_layer_options(const TransformerOptions& options) {
     layer.norm_first = options.norm_first;
     layer.eps = options.eps;
     layer.activation = options.activation;
+    layer.dropout = options.dropout;  // one generator: the layers draw their masks in the order they run
     return layer;
 }
 

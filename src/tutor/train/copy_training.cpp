@@ -14,7 +14,9 @@
 namespace attn::tutor {
 
 CopyTrainer::CopyTrainer(Seq2SeqWeights initial, const TrainingSettings& settings)
-    : weights(std::move(initial)), options(settings.heads), settings(settings) {}
+    : weights(std::move(initial)), options(settings.heads), settings(settings), dropout_generator(settings.dropout_seed) {
+    options.dropout = settings.dropout;
+}
 
 TeacherForcing teacher_forcing(const IdTensor& tgt) {
     if (tgt.shape(0) == 0 || tgt.shape(1) < 2) {
@@ -34,7 +36,9 @@ TeacherForcing teacher_forcing(const IdTensor& tgt) {
 
 TrainingStepResult train_step(CopyTrainer& trainer, const CopyBatch& batch) {
     const TeacherForcing split = teacher_forcing(batch.tgt);
-    const Seq2SeqStep forward = seq2seq_forward(batch.src, split.decoder_input, trainer.weights, trainer.options);
+    // Training: the forward draws its dropout masks (none when settings.dropout is 0).
+    const Seq2SeqStep forward =
+        seq2seq_forward(batch.src, split.decoder_input, trainer.weights, trainer.options, &trainer.dropout_generator);
     const std::size_t B = forward.logits.shape(0), T = forward.logits.shape(1);
 
     CrossEntropyOptions loss_options;

@@ -5,8 +5,11 @@
 // PyTorch's run on the same weights and batches (tests/test_copy_training.cpp):
 //
 //   1. teacher forcing: the decoder reads tgt[:, :-1] and is scored on tgt[:, 1:] (Batch);
-//   2. the forward (attn/seq2seq_transformer.hpp) and the loss: LabelSmoothing's KL form over the
-//      vocabulary, padding 0 skipped, divided by the number of scored tokens (attn/cross_entropy.hpp);
+//   2. the forward (attn/seq2seq_transformer.hpp), with dropout when settings.dropout > 0 (its masks
+//      from the trainer's own generator, so that the weights' and batches' draws stay the same with
+//      and without it; PyTorch's masks differ, so comparisons run with dropout 0), and the loss:
+//      LabelSmoothing's KL form over the vocabulary, padding 0 skipped, divided by the number of
+//      scored tokens (attn/cross_entropy.hpp);
 //   3. loss.backward(): the gradients of this step alone (zero_grad after every step, so nothing
 //      is carried over), attn/seq2seq_transformer_backward.hpp;
 //   4. optimizer.step(): Adam with β = (0.9, 0.98), ε = 1e-9 on every parameter (attn/adam.hpp),
@@ -18,6 +21,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <random>
 
 #include "attn/adam.hpp"
 #include "attn/seq2seq_transformer.hpp"
@@ -31,6 +36,8 @@ struct TrainingSettings {
     std::size_t warmup = 400;      // the schedule's warm-up steps
     double lr_factor = 1.0;        // the schedule's factor (Adam's own lr is 1)
     double label_smoothing = 0.0;  // ε of the loss
+    double dropout = 0.0;          // p of every dropout in training, 0 ≤ p < 1 (never in evaluation)
+    std::uint32_t dropout_seed = 0;  // the seed of the dropout masks' std::mt19937
 };
 
 /// The model and the optimiser's memory: everything that changes from one step to the next.
@@ -41,6 +48,7 @@ struct CopyTrainer {
     Seq2SeqOptions options;
     TrainingSettings settings;
     AdamState adam;           // adam.step: the updates made so far
+    std::mt19937 dropout_generator;  // the dropout masks' draws, seeded with settings.dropout_seed
 };
 
 /// What one step measured.
