@@ -204,8 +204,8 @@ struct SeededRun {
     std::size_t batch, length;
 };
 
-// A document's run must stay a lesson's: about 3e10 multiply-adds is a minute or so on one
-// core; `attn train copy` is the program for longer runs. Per sequence position and step, the
+// A document's run must stay a lesson's: about 3e10 multiply-adds is half a minute or so on
+// one core (the document's 300 steps are about 1e9, a second); `attn train copy` is the program for longer runs. Per sequence position and step, the
 // forward and backward cost about 6 multiply-adds per parameter of the layers.
 void require_lesson_sized(const Seq2SeqSizes& sizes, std::size_t batch, std::size_t length, std::size_t steps) {
     const double D = double(sizes.d_model), F = double(sizes.d_ff), N = double(sizes.encoder_layers);
@@ -219,6 +219,10 @@ void require_lesson_sized(const Seq2SeqSizes& sizes, std::size_t batch, std::siz
 
 SeededRun seeded_run(const LessonInputs& inputs, std::size_t steps) {
     const Seq2SeqSizes sizes = model_sizes(inputs);
+    if (sizes.vocabulary < 3) {
+        throw InputError("input 'vocabulary' [" + std::to_string(sizes.vocabulary) +
+                         "] is too small for the copy task: it needs the padding 0, the start 1 and one more symbol");
+    }
     require_lesson_sized(sizes, size_input(inputs, "batch", 256), size_input(inputs, "length", 64), steps);
     TrainingSettings settings;
     settings.heads = heads_input(inputs, sizes);
