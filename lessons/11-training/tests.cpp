@@ -15,21 +15,8 @@
 namespace {
 
 using attn::testing::computed;
-using attn::testing::TempDir;
-
-// One step holding these input blocks, in the example `example`.
-std::string document_with(const std::string& example, const std::vector<std::pair<std::string, std::string>>& inputs) {
-    std::string text = "# Lesson " + attn::testing::this_lesson_number() + " — hostile\n\n## Step\n\n";
-    for (const auto& [name, values] : inputs) text += "```attn input " + name + " example=" + example + "\n" + values + "\n```\n\n";
-    return text;
-}
-
-void expect_check_refused(const std::string& document, const std::vector<std::string>& fragments) {
-    TempDir dir;
-    attn::testing::expect_refused({"--lessons-dir", attn::testing::this_lesson_with_document(dir, document), "check",
-                                   attn::testing::this_lesson_number()},
-                                  fragments);
-}
+using attn::testing::document_with_inputs;
+using attn::testing::expect_check_refused;
 
 // The inputs of a seeded run, with one of them replaced.
 std::vector<std::pair<std::string, std::string>> run_inputs(const std::string& changed = "", const std::string& values = "") {
@@ -61,35 +48,35 @@ ATTN_LESSON_TEST_CASE("the trained model copies the document's sequences", "[les
 }
 
 ATTN_LESSON_TEST_CASE("hostile - model sizes that do not fit or are too large for a lesson", "[cli][hostile]") {
-    expect_check_refused(document_with("train", run_inputs("heads", "[3]")), {"input 'heads' [3] must divide d_model [8]"});
-    expect_check_refused(document_with("small", run_inputs("d_model", "[4096]")), {"d_model"});
-    expect_check_refused(document_with("train", run_inputs("layers", "[0]")), {"layers"});
-    expect_check_refused(document_with("train", run_inputs("vocabulary", "[2]")), {"input 'vocabulary' [2] is too small"});
+    expect_check_refused(document_with_inputs("train", run_inputs("heads", "[3]")), {"input 'heads' [3] must divide d_model [8]"});
+    expect_check_refused(document_with_inputs("small", run_inputs("d_model", "[4096]")), {"d_model"});
+    expect_check_refused(document_with_inputs("train", run_inputs("layers", "[0]")), {"layers"});
+    expect_check_refused(document_with_inputs("train", run_inputs("vocabulary", "[2]")), {"input 'vocabulary' [2] is too small"});
     // 1 000 steps of a model of width 512: refused before the first, not run for an hour.
     auto wide = run_inputs("steps", "[1000]");
     for (auto& [name, text] : wide) {
         if (name == "d_model") text = "[512]";
         if (name == "d_ff") text = "[2048]";
     }
-    expect_check_refused(document_with("train", wide), {"1000 steps", "d_model 512", "too long for a lesson", "attn train copy"});
+    expect_check_refused(document_with_inputs("train", wide), {"1000 steps", "d_model 512", "too long for a lesson", "attn train copy"});
 }
 
 ATTN_LESSON_TEST_CASE("hostile - sequences and targets outside the vocabulary, too short to shift", "[cli][hostile]") {
-    expect_check_refused(document_with("train", run_inputs("sequences", "[[1, 2, 11, 4, 5]]")), {"sequences"});
-    expect_check_refused(document_with("train", run_inputs("sequences", "[[1, 0, 3, 4, 5]]")), {"sequences"});
-    expect_check_refused(document_with("train", run_inputs("sequences", "[[1]]")), {"sequences", "(1, 1)"});
-    expect_check_refused(document_with("forcing", {{"tgt", "[[1]]"}}), {"tgt has shape (1, 1)"});
-    expect_check_refused(document_with("loss", {{"logits", "[[0, 1, 2]]"}, {"targets", "[3]"}, {"padding", "[0]"}}),
+    expect_check_refused(document_with_inputs("train", run_inputs("sequences", "[[1, 2, 11, 4, 5]]")), {"sequences"});
+    expect_check_refused(document_with_inputs("train", run_inputs("sequences", "[[1, 0, 3, 4, 5]]")), {"sequences"});
+    expect_check_refused(document_with_inputs("train", run_inputs("sequences", "[[1]]")), {"sequences", "(1, 1)"});
+    expect_check_refused(document_with_inputs("forcing", {{"tgt", "[[1]]"}}), {"tgt has shape (1, 1)"});
+    expect_check_refused(document_with_inputs("loss", {{"logits", "[[0, 1, 2]]"}, {"targets", "[3]"}, {"padding", "[0]"}}),
                          {"targets"});
     expect_check_refused(
-        document_with("smoothing",
+        document_with_inputs("smoothing",
                       {{"logits", "[[0, 1, 2]]"}, {"targets", "[1]"}, {"padding", "[0]"}, {"label_smoothing", "[1.5]"}}),
         {"label_smoothing"});
 }
 
 ATTN_LESSON_TEST_CASE("hostile - Adam's gradients that do not match the parameters", "[cli][hostile]") {
-    expect_check_refused(document_with("adam", {{"theta", "[1, 2]"}, {"gradients", "[[1, 2, 3]]"}, {"learning_rate", "[0.1]"}}),
+    expect_check_refused(document_with_inputs("adam", {{"theta", "[1, 2]"}, {"gradients", "[[1, 2, 3]]"}, {"learning_rate", "[0.1]"}}),
                          {"input 'gradients' (1, 3)", "'theta' (2)"});
-    expect_check_refused(document_with("adam", {{"theta", "[1, 2]"}, {"gradients", "[[1, nan]]"}, {"learning_rate", "[0.1]"}}),
+    expect_check_refused(document_with_inputs("adam", {{"theta", "[1, 2]"}, {"gradients", "[[1, nan]]"}, {"learning_rate", "[0.1]"}}),
                          {"README.md:10", "nan"});
 }
