@@ -31,7 +31,7 @@ std::vector<std::pair<std::string, std::string>> run_inputs(const std::string& c
 
 }  // namespace
 
-ATTN_LESSON_TEST_CASE("the trained model copies the document's sequences", "[lesson09]") {
+ATTN_LESSON_TEST_CASE("the trained model copies the document's sequences", "[lesson09][slow]") {
     const auto run = attn::testing::run_this_lesson();
     const attn::DynamicTensor sequences = run.document.inputs("train").at("sequences");
     const attn::DynamicTensor decodes = computed(run, "train", "decodes");
