@@ -146,7 +146,7 @@ void lesson_fits_the_width(const LessonFolder& lesson) {
 
 }  // namespace
 
-ATTN_PER_LESSON_TEST("projector - no line is wider than the width given in either language", "[projector]",
+ATTN_PER_LESSON_TEST("projector - no line is wider than the width given in either language", "[projector][slow]",
                      lesson_fits_the_width)
 
 // A check is cut only between its phrases — "✓ name", "(README.md:12): matches" and
@@ -292,7 +292,7 @@ void screens_fill_the_terminal(const LessonFolder& lesson) {
 }  // namespace
 
 ATTN_PER_LESSON_TEST("projector - every screen shows its lesson and step and fills the terminal in either language",
-                     "[projector][editions]", screens_fill_the_terminal)
+                     "[projector][editions][slow]", screens_fill_the_terminal)
 
 TEST_CASE("projector - bad sizes and steps are exit 2 with the option named", "[projector][errors]") {
     const auto step = run_attn({"lesson", "1", "--step", "42"});

@@ -125,44 +125,32 @@ ATTN_LESSON_TEST_CASE("the layer's finite differences are measured, and within 1
 namespace {
 
 using attn::testing::TempDir;
-
-// One step holding these input blocks, in the example `example`.
-std::string document_with(const std::string& example, const std::vector<std::pair<std::string, std::string>>& inputs) {
-    std::string text = "# Lesson " + attn::testing::this_lesson_number() + " — hostile\n\n## Step\n\n";
-    for (const auto& [name, values] : inputs) text += "```attn input " + name + " example=" + example + "\n" + values + "\n```\n\n";
-    return text;
-}
-
-void expect_check_refused(const std::string& document, const std::vector<std::string>& fragments) {
-    TempDir dir;
-    attn::testing::expect_refused({"--lessons-dir", attn::testing::this_lesson_with_document(dir, document), "check",
-                                   attn::testing::this_lesson_number()},
-                                  fragments);
-}
+using attn::testing::document_with_inputs;
+using attn::testing::expect_check_refused;
 
 }  // namespace
 
 ATTN_LESSON_TEST_CASE("hostile - weights that are not positive, rows of different lengths", "[cli][hostile]") {
     for (const std::string p : {"[[0.5, 0, 0.5]]", "[[0.5, -1, 0.5]]", "[[-0.5, 1, 0.5]]"}) {
         INFO("p " << p);
-        expect_check_refused(document_with("softmax", {{"p", p}, {"dp", "[[1, 0, 0]]"}}),
+        expect_check_refused(document_with_inputs("softmax", {{"p", p}, {"dp", "[[1, 0, 0]]"}}),
                              {"input 'p' must hold positive finite weights"});
     }
     // ±∞ and NaN are refused earlier, by the document's reader, with the file and line.
-    expect_check_refused(document_with("softmax", {{"p", "[[0.5, inf, 0.5]]"}, {"dp", "[[1, 0, 0]]"}}),
+    expect_check_refused(document_with_inputs("softmax", {{"p", "[[0.5, inf, 0.5]]"}, {"dp", "[[1, 0, 0]]"}}),
                          {"README.md:5", "input 'p' holds inf"});
-    expect_check_refused(document_with("softmax", {{"p", "[[0.5, 0.5]]"}, {"dp", "[[1, 0, 0]]"}}),
+    expect_check_refused(document_with_inputs("softmax", {{"p", "[[0.5, 0.5]]"}, {"dp", "[[1, 0, 0]]"}}),
                          {"inputs 'p' and 'dp' must both be one row"});
 }
 
 ATTN_LESSON_TEST_CASE("hostile - attention inputs of the wrong shapes, a mask in the tiled example", "[cli][hostile]") {
     const std::string Q = "[[[1, 0], [0, 1]]]", K = "[[[1, 0], [0, 1], [1, 1]]]", V = "[[[1], [2], [3]]]";
-    expect_check_refused(document_with("main", {{"Q", Q}, {"K", K}, {"V", V}, {"dO", "[[[1, 0], [0, 1]]]"}}),
+    expect_check_refused(document_with_inputs("main", {{"Q", Q}, {"K", K}, {"V", V}, {"dO", "[[[1, 0], [0, 1]]]"}}),
                          {"grad_output", "(1, 2, 2)"});
-    expect_check_refused(document_with("tiled", {{"Q", Q}, {"K", K}, {"V", V}, {"dO", "[[[1], [0]]]"},
+    expect_check_refused(document_with_inputs("tiled", {{"Q", Q}, {"K", K}, {"V", V}, {"dO", "[[[1], [0]]]"},
                                                  {"attention_mask", "[[1, 1, 0]]"}, {"query_tile", "[1]"}, {"key_tile", "[2]"}}),
                          {"example 'tiled' takes no attention_mask"});
-    expect_check_refused(document_with("tiled", {{"Q", Q}, {"K", K}, {"V", V}, {"dO", "[[[1], [0]]]"},
+    expect_check_refused(document_with_inputs("tiled", {{"Q", Q}, {"K", K}, {"V", V}, {"dO", "[[[1], [0]]]"},
                                                  {"query_tile", "[0]"}, {"key_tile", "[2]"}}),
                          {"query_tile"});
 }
@@ -173,7 +161,7 @@ ATTN_LESSON_TEST_CASE("hostile - an example too large for the finite differences
     std::string rows;
     for (int i = 0; i < 400; ++i) rows += std::string(i ? ", " : "") + "[1, 0]";
     const std::string tensor = "[[" + rows + "]]";
-    expect_check_refused(document_with("main", {{"Q", tensor}, {"K", tensor}, {"V", tensor}, {"dO", tensor}}),
+    expect_check_refused(document_with_inputs("main", {{"Q", tensor}, {"K", tensor}, {"V", tensor}, {"dO", tensor}}),
                          {"Q (1, 400, 2), K (1, 400, 2) and V (1, 400, 2) are too large for the finite-difference check"});
 }
 
@@ -187,7 +175,7 @@ ATTN_LESSON_TEST_CASE("hostile - a layer whose heads, doutput or size do not fit
         auto changed = layer;
         for (auto& [input, text] : changed)
             if (input == name) text = values;
-        return document_with("layer", changed);
+        return document_with_inputs("layer", changed);
     };
     expect_check_refused(with("heads", "[3]"), {"heads"});
     expect_check_refused(with("heads", "[0]"), {"heads"});
@@ -209,6 +197,6 @@ ATTN_LESSON_TEST_CASE("hostile - a layer whose heads, doutput or size do not fit
     for (int i = 0; i < 600; ++i) rows += std::string(i ? ", " : "") + "[1, 0]";
     auto large = layer;
     large[0].second = large[1].second = "[[" + rows + "]]";
-    expect_check_refused(document_with("layer", large),
+    expect_check_refused(document_with_inputs("layer", large),
                          {"x (1, 600, 2) and the (D, D) weights are too large for the finite-difference check"});
 }

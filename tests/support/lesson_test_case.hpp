@@ -15,7 +15,10 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "support/hostile_checks.hpp"
 #include "support/temp_dir.hpp"
 
 #if !defined(ATTN_LESSON_NUMBER) || !defined(ATTN_LESSON_FOLDER) || !defined(ATTN_LESSON_TAG)
@@ -42,6 +45,22 @@ namespace {
     std::filesystem::create_directories(lessons + "/" ATTN_LESSON_FOLDER);
     write_file(lessons + "/" ATTN_LESSON_FOLDER "/README.md", document);
     return lessons;
+}
+
+/// A document of this lesson with one step holding these input blocks, each in example `example`;
+/// the first block's values are on line 6.
+[[maybe_unused]] std::string document_with_inputs(const std::string& example,
+                                                  const std::vector<std::pair<std::string, std::string>>& inputs) {
+    std::string text = "# Lesson " + this_lesson_number() + " — hostile\n\n## Step\n\n";
+    for (const auto& [name, values] : inputs) text += "```attn input " + name + " example=" + example + "\n" + values + "\n```\n\n";
+    return text;
+}
+
+/// `attn --lessons-dir … check N` with `document` as this lesson's README.md refuses it: exit 2,
+/// every fragment in the message (expect_refused).
+[[maybe_unused]] void expect_check_refused(const std::string& document, const std::vector<std::string>& fragments) {
+    TempDir dir;
+    expect_refused({"--lessons-dir", this_lesson_with_document(dir, document), "check", this_lesson_number()}, fragments);
 }
 
 }  // namespace
