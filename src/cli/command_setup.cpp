@@ -312,18 +312,24 @@ CLI::App* setup_train(CLI::App& app, TrainOptions& options) {
     command->add_option("--data", options.data,
                         tr("Batches instead of the seed's: an .npz of src and tgt, integer arrays (steps, B, L); every "
                            "epoch runs them all, and --batch and --steps are not used"));
-    command->add_option("--log", options.log, tr("Write each step's loss and learning rate to this JSON file after the run"));
+    command->add_option("--log", options.log,
+                        tr("Write each step's loss and learning rate to this JSON file at the end of every epoch and "
+                           "when the run is stopped"));
     command->add_option("--save", options.save,
-                        tr("Write the trained model to this .npz after the run: nn.Transformer's state_dict names plus "
-                           "src_embed.weight, tgt_embed.weight, generator.weight and generator.bias (float32), and "
-                           "its attn_config"));
+                        tr("Write the model to this .npz at the end of every epoch and when the run is stopped: "
+                           "nn.Transformer's state_dict names plus src_embed.weight, tgt_embed.weight, "
+                           "generator.weight and generator.bias (float32), and its attn_config"));
     command->footer(tr("The model is nn.Transformer with pre-norm layers, two embeddings scaled by sqrt(D) plus the\n"
                     "sinusoidal positions and a linear generator, over 11 symbols (0 the padding, 1 the start) and\n"
                     "sequences of 10. Each step: the decoder reads tgt[:, :-1] and is scored on tgt[:, 1:], the\n"
                     "Annotated Transformer's loss, the backward pass, Adam (0.9, 0.98, 1e-9) at the rate\n"
                     "factor * D^-0.5 * min(step^-0.5, step * warmup^-1.5). After each epoch, greedy decoding of 100\n"
                     "fresh sequences measures the copy accuracy, and 1000 after the last. Exit code 0 on success,\n"
-                    "2 on bad options."));
+                    "2 on bad options.") +
+                    "\n" +
+                    tr("Ctrl-C or SIGTERM stops the run after the step in progress and writes --save and --log as they\n"
+                       "are then (exit code 130 or 143); a second Ctrl-C stops at once. On a terminal a progress line\n"
+                       "is redrawn on standard error while an epoch runs."));
     return command;
 }
 
