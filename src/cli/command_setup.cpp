@@ -122,6 +122,15 @@ void add_attention_source(CLI::App* command, AttentionSourceOptions& options) {
         ->needs(weights);
     command->add_option("--key-tokens", options.key_tokens, tr("With --weights and T != S: the keys' tokens, one per line"))
         ->needs(weights);
+    auto* checkpoint = command->add_option(
+        "--checkpoint", options.checkpoint,
+        tr("A model saved by 'attn train copy --save': draw its decoder's cross-attention while it decodes --sequence"));
+    auto* sequence = command->add_option("--sequence", options.sequence,
+                                         tr("With --checkpoint: the symbol ids to decode, e.g. \"1 2 3 4 5 6 7 8 9 10\""));
+    checkpoint->needs(sequence);
+    sequence->needs(checkpoint);
+    checkpoint->excludes(sentence);
+    checkpoint->excludes(weights);
     for (auto* model_option :
          {command->add_option("--heads", options.heads, tr("With --sentence: h, the number of heads; must divide D"))
               ->check(at_least_one)
@@ -133,6 +142,7 @@ void add_attention_source(CLI::App* command, AttentionSourceOptions& options) {
               ->check(whole_number(0))
               ->capture_default_str()}) {
         model_option->excludes(weights);
+        model_option->excludes(checkpoint);
     }
 }
 
@@ -278,6 +288,21 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options) {
     return command;
 }
 
+namespace {
+
+// attn train copy's pictures of the cross-attention before and after training.
+void add_heatmap_options(CLI::App* command, TrainOptions& options) {
+    auto* head = command->add_option_function<std::size_t>(
+        "--heatmap-head", [&options](const std::size_t& value) { options.heatmap_head = value; },
+        tr("The head whose cross-attention the heat maps draw (from 0); default: the mean of the heads"));
+    head->check(whole_number(0, 1023));
+    command->add_flag("--no-heatmaps", options.no_heatmaps,
+                      tr("Draw no cross-attention heat maps before and after training (for scripts)"))
+        ->excludes(head);
+}
+
+}  // namespace
+
 CLI::App* setup_train(CLI::App& app, TrainOptions& options) {
     auto* command = app.add_subcommand("train", tr("Train a model with the library: the Annotated Transformer's copy task"));
     command->add_option("task", options.task, tr("copy: learn to write back sequences of symbols 1 to 10"))->required();
@@ -319,6 +344,7 @@ CLI::App* setup_train(CLI::App& app, TrainOptions& options) {
                         tr("Write the model to this .npz at the end of every epoch and when the run is stopped: "
                            "nn.Transformer's state_dict names plus src_embed.weight, tgt_embed.weight, "
                            "generator.weight and generator.bias (float32), and its attn_config"));
+    add_heatmap_options(command, options);
     command->footer(tr("The model is nn.Transformer with pre-norm layers, two embeddings scaled by sqrt(D) plus the\n"
                     "sinusoidal positions and a linear generator, over 11 symbols (0 the padding, 1 the start) and\n"
                     "sequences of 10. Each step: the decoder reads tgt[:, :-1] and is scored on tgt[:, 1:], the\n"

@@ -30,6 +30,7 @@
 #include "tutor/language.hpp"
 #include "tutor/train/copy_evaluation.hpp"
 #include "tutor/train/copy_files.hpp"
+#include "tutor/train/copy_heatmaps.hpp"
 #include "tutor/train/copy_training.hpp"
 #include "tutor/train/interrupt.hpp"
 #include "tutor/train/progress.hpp"
@@ -108,6 +109,7 @@ void check_train_options(const TrainOptions& o) {
                              {std::to_string(o.d_model), std::to_string(o.heads)}));
     }
     check_memory(o);
+    tutor::check_heatmap_head(o.heatmap_head, o.heads);
     // An output that cannot be written is said before the training, not after it.
     check_output_files(train_outputs(o, "", ""), train_inputs(o));
 }
@@ -128,6 +130,19 @@ int stop_run(const tutor::StopPoint& point, const tutor::CopyTrainer& trainer,
     if (!log.empty()) outputs.write(trainer, log);
     std::cerr << "\n" << tutor::stop_report(point, outputs);
     return 128 + point.signal_number;
+}
+
+// The last decoder layer's cross-attention on one sequence, before or after training
+// (tutor/train/copy_heatmaps.hpp). The sequence has a generator of its own, so that the pictures
+// change neither the training nor the evaluation: the same seed gives the same run without them.
+void print_cross_attention(const TrainOptions& o, const tutor::CopyTrainer& trainer, bool trained) {
+    if (o.no_heatmaps) return;
+    std::mt19937 pictured(o.seed + 2u);
+    const tutor::CopyBatch sequence = tutor::copy_batch(pictured, 1, copy_length, copy_vocabulary);
+    const tutor::CopyAttention seen = tutor::copy_attention(trainer.weights, trainer.options, sequence.src);
+    std::cout << (trained ? "\n" : "")
+              << tutor::render_copy_heatmap(tutor::detect_terminal(), seen, o.heatmap_head, trained)
+              << (trained ? "" : "\n") << std::flush;
 }
 
 void print_decodes(const tutor::CopyTrainer& trainer, std::mt19937& evaluation) {
@@ -209,6 +224,7 @@ int run_train(const GlobalOptions&, const TrainOptions& o) {
                       std::to_string(inputs.batch), std::to_string(inputs.steps), std::to_string(o.warmup),
                       fixed(o.lr_factor, "%g"), fixed(o.label_smoothing, "%g"), std::to_string(o.seed)})
               << "\n\n" << std::flush;
+    print_cross_attention(o, trainer, false);
     std::vector<tutor::TrainingStepResult> log;
     tutor::RunOutputs outputs(o.save, o.log, train_inputs(o));
     if (const auto stopped = train_epochs(o, trainer, inputs, log, outputs, stops)) return stop_run(*stopped, trainer, log, outputs);
@@ -219,6 +235,7 @@ int run_train(const GlobalOptions&, const TrainOptions& o) {
                      {fixed(100.0 * final_accuracy, "%.1f %%"), std::to_string(final_sequences)})
               << "\n";
     print_decodes(trainer, inputs.evaluation);
+    print_cross_attention(o, trainer, true);
     // Nothing is left to write: the last epoch's files hold the trained model and every step.
     return exit_success;
 }
