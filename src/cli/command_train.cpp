@@ -230,6 +230,8 @@ int run_train(const GlobalOptions&, const TrainOptions& o) {
     if (const auto stopped = train_epochs(o, trainer, inputs, log, outputs, stops)) return stop_run(*stopped, trainer, log, outputs);
     const double final_accuracy =
         tutor::copy_accuracy(trainer.weights, trainer.options, inputs.evaluation, final_sequences, copy_length);
+    const tutor::StopPoint trained{stops.signal_number(), log.size(), o.epochs, inputs.steps, inputs.steps};
+    if (stops.requested()) return stop_run(trained, trainer, log, outputs);  // asked for during the evaluation
     std::cout << "\n"
               << trf("After training: copied {1} of {2} fresh sequences exactly.",
                      {fixed(100.0 * final_accuracy, "%.1f %%"), std::to_string(final_sequences)})
@@ -237,6 +239,8 @@ int run_train(const GlobalOptions&, const TrainOptions& o) {
     print_decodes(trainer, inputs.evaluation);
     print_cross_attention(o, trainer, true);
     // Nothing is left to write: the last epoch's files hold the trained model and every step.
+    if (stops.requested()) return stop_run({stops.signal_number(), log.size(), o.epochs, inputs.steps, inputs.steps},
+                                           trainer, log, outputs);
     return exit_success;
 }
 
