@@ -102,6 +102,19 @@ TEST_CASE("cli train copy - the last decoder layer's cross-attention before and 
     CHECK(training_lines(one_head.out) == training_lines(r.out));
 }
 
+TEST_CASE("cli train copy - after the default run every step looks hardest at the symbol it writes", "[cli][train][slow]") {
+    // What the README says of the default run: before training no pattern; after it each row's
+    // largest weight is on source position t + 1, one place right of the main diagonal.
+    const auto r = run_attn({"train", "copy"}, {}, hostile_time_limit);
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("After training: copied 100.0 % of 1000 fresh sequences exactly."));
+    const auto after = r.out.find("After training: the cross-attention of decoder layer 1 (the last), the mean of its 4 heads");
+    REQUIRE(after != std::string::npos);
+    CHECK_THAT(r.out.substr(after), Catch::Contains("In 9 of 9 rows the largest weight is on source position t + 1"));
+    CHECK_THAT(r.out.substr(0, after), !Catch::Contains("In 9 of 9 rows"));
+}
+
 TEST_CASE("cli train copy - a bad --heatmap-head is exit 2 before the training", "[cli][train]") {
     expect_refused(with(tiny, {"--heatmap-head", "2"}), {"--heatmap-head 2", "the model's 2 heads are numbered 0 to 1"});
     expect_refused(with(tiny, {"--heatmap-head", "-1"}), {"--heatmap-head", "'-1'"});
