@@ -58,6 +58,10 @@ add_library(attn_tutor STATIC
   src/tutor/train/copy_training.cpp
   src/tutor/train/copy_evaluation.cpp
   src/tutor/train/copy_files.cpp
+  src/tutor/train/progress.cpp
+  src/tutor/train/interrupt.cpp
+  src/tutor/train/run_outputs.cpp
+  src/tutor/train/copy_heatmaps.cpp
   src/tutor/terminal/terminal.cpp
   src/tutor/terminal/text_layout.cpp
   src/tutor/document/markdown_inline.cpp

@@ -19,6 +19,7 @@
 
 using attn::testing::expect_refused;
 using attn::testing::hostile_time_limit;
+using attn::testing::count_of;
 using attn::testing::run_attn;
 using attn::testing::snapshot;
 
@@ -29,12 +30,6 @@ namespace {
 // A model small enough to train two short epochs in well under a second.
 const std::vector<std::string> tiny = {"train", "copy",      "--d-model", "8", "--heads",  "2", "--layers", "1",
                                        "--d-ff",  "16",  "--batch", "4", "--steps", "3",  "--epochs", "2"};
-
-std::size_t count_of(const std::string& text, const std::string& what) {
-    std::size_t n = 0;
-    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-    return n;
-}
 
 // The run's lines without the seconds, which differ from run to run.
 std::string without_times(const std::string& out) {

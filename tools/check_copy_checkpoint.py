@@ -8,11 +8,14 @@ It trains a small copy-task model with the real program (a few seconds), then:
   2. greedy-decodes in PyTorch the five sources attn printed, and requires attn's decodes;
   3. runs nn.Transformer on embedded sequences and `attn compute transformer --weights model.npz` on
      the same embedded inputs (tgt_mask causal), and requires the same output, and so the same
-     logits through the generator, to 1e-9 (both in float64 from the same float32 weights).
+     logits through the generator, to 1e-9 (both in float64 from the same float32 weights);
+  4. draws the checkpoint with `attn view --checkpoint model.npz --sequence "1 2 … 10"` and requires
+     the page's cross-attention weights, every decoder layer's heads, to be nn.MultiheadAttention's
+     (need_weights, per head) on PyTorch's own greedy decode, to 1e-6 (the page writes 7 digits).
 
     /usr/bin/python3 tools/check_copy_checkpoint.py --attn build/attn
 
-Exit 0 when both hold, 1 otherwise. Needs Debian's python3-torch and python3-numpy.
+Exit 0 when all hold, 1 otherwise. Needs Debian's python3-torch and python3-numpy.
 """
 import argparse
 import json
@@ -72,6 +75,45 @@ def greedy_decode(model, src):
     return ys[0].tolist()
 
 
+def cross_attention(model, src, ys):
+    """Every decoder layer's cross-attention weights (1, h, T, S) with decoder input ys."""
+    transformer, src_embed, tgt_embed, _ = model
+    captured = []
+    for layer in transformer.decoder.layers:
+        def forward(*args, _original=layer.multihead_attn.forward, **kwargs):
+            kwargs.update(need_weights=True, average_attn_weights=False)
+            output, weights = _original(*args, **kwargs)
+            captured.append(weights)
+            return output, weights
+        layer.multihead_attn.forward = forward
+    memory = transformer.encoder(embed(src_embed, src))
+    transformer.decoder(embed(tgt_embed, ys), memory, tgt_mask=causal_mask(ys.shape[1]))
+    for layer in transformer.decoder.layers:
+        del layer.multihead_attn.forward
+    return captured
+
+
+def check_view_page(attn, model, folder):
+    """attn view's weights for a checkpoint against PyTorch's; 0 when they agree."""
+    sequence = list(range(1, 11))
+    page = folder / "page.html"
+    subprocess.run([attn, "view", "--checkpoint", str(folder / "model.npz"), "--sequence",
+                    " ".join(map(str, sequence)), "--html", str(page), "--lang", "en"],
+                   capture_output=True, text=True, check=True)
+    data = json.loads(re.search(r'<script id="attention-data" type="application/json">(.*?)</script>',
+                                page.read_text(), re.S).group(1))
+    src = torch.tensor([sequence])
+    decoded = greedy_decode(model, src)
+    expected = torch.cat(cross_attention(model, src, torch.tensor([decoded[:-1]])), dim=1)[0]
+    got = torch.tensor(data["weights"], dtype=torch.float64)
+    labels = ["%d→%d" % (decoded[t], decoded[t + 1]) for t in range(len(decoded) - 1)]
+    difference = (expected - got).abs().max().item() if got.shape == expected.shape else math.inf
+    print("attn view --checkpoint: %d heads %s, decode %s, max |Δ| %.3e vs nn.MultiheadAttention (tolerance 1e-6)"
+          % (got.shape[0], tuple(got.shape), " ".join(map(str, decoded)), difference))
+    return int(not (difference <= 1e-6 and data["queryTokens"] == labels
+                    and data["keyTokens"] == [str(x) for x in sequence]))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--attn", default="build/attn", help="the attn program")
@@ -114,6 +156,7 @@ def main():
         print("nn.Transformer output vs attn compute transformer: max |Δ| %.3e; logits %.3e (tolerance 1e-9)"
               % (output_difference, logits_difference))
         failures += not (output_difference <= 1e-9 and logits_difference <= 1e-9)
+        failures += check_view_page(args.attn, model, folder)
     print("checkpoint round trip:", "ok" if failures == 0 else "FAILED")
     return 1 if failures else 0
 

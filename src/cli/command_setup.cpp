@@ -127,6 +127,15 @@ void add_attention_source(CLI::App* command, AttentionSourceOptions& options) {
         ->needs(weights);
     command->add_option("--key-tokens", options.key_tokens, tr("With --weights and T != S: the keys' tokens, one per line"))
         ->needs(weights);
+    auto* checkpoint = command->add_option(
+        "--checkpoint", options.checkpoint,
+        tr("A model saved by 'attn train copy --save': draw its decoder's cross-attention while it decodes --sequence"));
+    auto* sequence = command->add_option("--sequence", options.sequence,
+                                         tr("With --checkpoint: the symbol ids to decode, e.g. \"1 2 3 4 5 6 7 8 9 10\""));
+    checkpoint->needs(sequence);
+    sequence->needs(checkpoint);
+    checkpoint->excludes(sentence);
+    checkpoint->excludes(weights);
     for (auto* model_option :
          {command->add_option("--heads", options.heads, tr("With --sentence: h, the number of heads; must divide D"))
               ->check(at_least_one)
@@ -138,6 +147,7 @@ void add_attention_source(CLI::App* command, AttentionSourceOptions& options) {
               ->check(whole_number(0))
               ->capture_default_str()}) {
         model_option->excludes(weights);
+        model_option->excludes(checkpoint);
     }
 }
 
@@ -283,6 +293,21 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options) {
     return command;
 }
 
+namespace {
+
+// attn train copy's pictures of the cross-attention before and after training.
+void add_heatmap_options(CLI::App* command, TrainOptions& options) {
+    auto* head = command->add_option_function<std::size_t>(
+        "--heatmap-head", [&options](const std::size_t& value) { options.heatmap_head = value; },
+        tr("The head whose cross-attention the heat maps draw (from 0); default: the mean of the heads"));
+    head->check(whole_number(0, 1023));
+    command->add_flag("--no-heatmaps", options.no_heatmaps,
+                      tr("Draw no cross-attention heat maps before and after training (for scripts)"))
+        ->excludes(head);
+}
+
+}  // namespace
+
 CLI::App* setup_train(CLI::App& app, TrainOptions& options) {
     auto* command = app.add_subcommand("train", tr("Train a model with the library: the Annotated Transformer's copy task"));
     command->add_option("task", options.task, tr("copy: learn to write back sequences of symbols 1 to 10"))->required();
@@ -322,18 +347,25 @@ CLI::App* setup_train(CLI::App& app, TrainOptions& options) {
     command->add_option("--data", options.data,
                         tr("Batches instead of the seed's: an .npz of src and tgt, integer arrays (steps, B, L); every "
                            "epoch runs them all, and --batch and --steps are not used"));
-    command->add_option("--log", options.log, tr("Write each step's loss and learning rate to this JSON file after the run"));
+    command->add_option("--log", options.log,
+                        tr("Write each step's loss and learning rate to this JSON file at the end of every epoch and "
+                           "when the run is stopped"));
     command->add_option("--save", options.save,
-                        tr("Write the trained model to this .npz after the run: nn.Transformer's state_dict names plus "
-                           "src_embed.weight, tgt_embed.weight, generator.weight and generator.bias (float32), and "
-                           "its attn_config"));
+                        tr("Write the model to this .npz at the end of every epoch and when the run is stopped: "
+                           "nn.Transformer's state_dict names plus src_embed.weight, tgt_embed.weight, "
+                           "generator.weight and generator.bias (float32), and its attn_config"));
+    add_heatmap_options(command, options);
     command->footer(tr("The model is nn.Transformer with pre-norm layers, two embeddings scaled by sqrt(D) plus the\n"
                     "sinusoidal positions and a linear generator, over 11 symbols (0 the padding, 1 the start) and\n"
                     "sequences of 10. Each step: the decoder reads tgt[:, :-1] and is scored on tgt[:, 1:], the\n"
                     "Annotated Transformer's loss, the backward pass, Adam (0.9, 0.98, 1e-9) at the rate\n"
                     "factor * D^-0.5 * min(step^-0.5, step * warmup^-1.5). After each epoch, greedy decoding of 100\n"
                     "fresh sequences measures the copy accuracy, and 1000 after the last. Exit code 0 on success,\n"
-                    "2 on bad options."));
+                    "2 on bad options.") +
+                    "\n" +
+                    tr("Ctrl-C or SIGTERM stops the run after the step in progress and writes --save and --log as they\n"
+                       "are then (exit code 130 or 143); a second Ctrl-C stops at once. On a terminal a progress line\n"
+                       "is redrawn on standard error while an epoch runs."));
     return command;
 }
 

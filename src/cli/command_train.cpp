@@ -17,7 +17,9 @@
 // rate, all or nothing, after the run (tutor/train/copy_files.hpp).
 #include <chrono>
 #include <cstdio>
+#include <unistd.h>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <string>
 #include <utility>
@@ -30,7 +32,12 @@
 #include "tutor/language.hpp"
 #include "tutor/train/copy_evaluation.hpp"
 #include "tutor/train/copy_files.hpp"
+#include "tutor/train/copy_heatmaps.hpp"
 #include "tutor/train/copy_training.hpp"
+#include "tutor/train/interrupt.hpp"
+#include "tutor/train/progress.hpp"
+#include "tutor/train/run_outputs.hpp"
+#include "tutor/terminal/terminal.hpp"
 
 namespace attn::cli {
 
@@ -104,8 +111,40 @@ void check_train_options(const TrainOptions& o) {
                              {std::to_string(o.d_model), std::to_string(o.heads)}));
     }
     check_memory(o);
+    tutor::check_heatmap_head(o.heatmap_head, o.heads);
     // An output that cannot be written is said before the training, not after it.
     check_output_files(train_outputs(o, "", ""), train_inputs(o));
+}
+
+// Where the run's batches and evaluation sequences come from.
+struct TrainingInputs {
+    std::mt19937 generator;               // the initial weights (without --init), then the batches
+    std::mt19937 evaluation;              // the evaluation's fresh sequences
+    std::vector<tutor::CopyBatch> given;  // --data's batches; empty: drawn from `generator`
+    std::size_t steps = 0, batch = 0;     // per epoch; B
+};
+
+// A run stopped by a signal: the files written as they are now, what they hold said on stderr,
+// and the shell's code for a program a signal stopped, 128 + its number.
+int stop_run(const tutor::StopPoint& point, const tutor::CopyTrainer& trainer,
+             const std::vector<tutor::TrainingStepResult>& log, tutor::RunOutputs& outputs) {
+    std::cout << std::flush;
+    if (!log.empty()) outputs.write(trainer, log);
+    std::cerr << "\n" << tutor::stop_report(point, outputs);
+    return 128 + point.signal_number;
+}
+
+// The last decoder layer's cross-attention on one sequence, before or after training
+// (tutor/train/copy_heatmaps.hpp). The sequence has a generator of its own, so that the pictures
+// change neither the training nor the evaluation: the same seed gives the same run without them.
+void print_cross_attention(const TrainOptions& o, const tutor::CopyTrainer& trainer, bool trained) {
+    if (o.no_heatmaps) return;
+    std::mt19937 pictured(o.seed + 2u);
+    const tutor::CopyBatch sequence = tutor::copy_batch(pictured, 1, copy_length, copy_vocabulary);
+    const tutor::CopyAttention seen = tutor::copy_attention(trainer.weights, trainer.options, sequence.src);
+    std::cout << (trained ? "\n" : "")
+              << tutor::render_copy_heatmap(tutor::detect_terminal(), seen, o.heatmap_head, trained)
+              << (trained ? "" : "\n") << std::flush;
 }
 
 void print_decodes(const tutor::CopyTrainer& trainer, std::mt19937& evaluation) {
@@ -119,10 +158,49 @@ void print_decodes(const tutor::CopyTrainer& trainer, std::mt19937& evaluation) 
     }
 }
 
+// The epochs, each ending with its line and the files rewritten (tutor/train/run_outputs.hpp).
+// A stop requested by a signal is honoured before the next step: the point where it stopped.
+std::optional<tutor::StopPoint> train_epochs(const TrainOptions& o, tutor::CopyTrainer& trainer, TrainingInputs& inputs,
+                                             std::vector<tutor::TrainingStepResult>& log, tutor::RunOutputs& outputs,
+                                             const tutor::StopRequests& stops) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto seconds_since_start = [&start] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    tutor::TrainingProgress progress(tutor::redraw_columns(STDERR_FILENO));
+    for (std::size_t epoch = 1; epoch <= o.epochs; ++epoch) {
+        double loss_sum = 0;
+        // One more turn than there are steps: a stop asked for during the last step skips the evaluation.
+        for (std::size_t step = 0; step <= inputs.steps; ++step) {
+            if (stops.requested()) return tutor::StopPoint{stops.signal_number(), log.size(), epoch, step, inputs.steps};
+            if (step == inputs.steps) break;
+            const tutor::CopyBatch next = inputs.given.empty()
+                                              ? tutor::copy_batch(inputs.generator, inputs.batch, copy_length, copy_vocabulary)
+                                              : inputs.given[step];
+            log.push_back(tutor::train_step(trainer, next));
+            loss_sum += log.back().loss;
+            progress.show({epoch, o.epochs, step + 1, inputs.steps, loss_sum / double(step + 1), seconds_since_start()});
+        }
+        const double accuracy =
+            tutor::copy_accuracy(trainer.weights, trainer.options, inputs.evaluation, evaluated_sequences, copy_length);
+        const double seconds = seconds_since_start();
+        progress.clear();
+        outputs.write(trainer, log);  // before the line: once it is shown, the epoch's files are whole
+        std::cout << trf("epoch {1}/{2}  loss {3}  copied {4} of {5} fresh sequences  {6} s",
+                         {std::to_string(epoch), std::to_string(o.epochs), fixed(loss_sum / double(inputs.steps), "%.4f"),
+                          fixed(100.0 * accuracy, "%.0f %%"), std::to_string(evaluated_sequences), fixed(seconds, "%.1f")})
+                  << std::endl;
+        if (stops.requested()) return tutor::StopPoint{stops.signal_number(), log.size(), epoch, inputs.steps, inputs.steps};
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 int run_train(const GlobalOptions&, const TrainOptions& o) {
     check_train_options(o);
+    // From here on Ctrl-C and SIGTERM stop the run between two steps, keeping what it learned.
+    const tutor::StopRequests stops;
     const Seq2SeqSizes sizes{copy_vocabulary, o.d_model, o.layers, o.layers, o.d_ff};
     tutor::TrainingSettings settings;
     settings.heads = o.heads;
@@ -131,15 +209,15 @@ int run_train(const GlobalOptions&, const TrainOptions& o) {
     settings.label_smoothing = o.label_smoothing;
     settings.dropout = o.dropout;
     settings.dropout_seed = o.seed + 2u;
-    std::mt19937 generator(o.seed);
-    std::mt19937 evaluation(o.seed + 1u);
+    TrainingInputs inputs{std::mt19937(o.seed), std::mt19937(o.seed + 1u), {}, o.steps, o.batch};
     // Every input is read and checked before the first step: a bad file stops the run at once.
-    Seq2SeqWeights initial = o.init.empty() ? tutor::initial_copy_weights(sizes, generator)
+    Seq2SeqWeights initial = o.init.empty() ? tutor::initial_copy_weights(sizes, inputs.generator)
                                             : tutor::read_copy_weights(o.init, sizes, o.heads);
-    const std::vector<tutor::CopyBatch> given =
-        o.data.empty() ? std::vector<tutor::CopyBatch>{} : tutor::read_copy_batches(o.data, copy_vocabulary);
-    const std::size_t steps = given.empty() ? o.steps : given.size();
-    const std::size_t batch = given.empty() ? o.batch : given.front().tgt.shape(0);
+    if (!o.data.empty()) {
+        inputs.given = tutor::read_copy_batches(o.data, copy_vocabulary);
+        inputs.steps = inputs.given.size();
+        inputs.batch = inputs.given.front().tgt.shape(0);
+    }
     tutor::CopyTrainer trainer(std::move(initial), settings);
 
     std::cout << tr("attn train copy: the Annotated Transformer's copy task, 11 symbols, sequences of 10") << "\n  "
@@ -147,7 +225,7 @@ int run_train(const GlobalOptions&, const TrainOptions& o) {
                      "warm-up {8}, lr factor {9}, label smoothing {10}, seed {11}",
                      {std::to_string(o.d_model), std::to_string(o.heads), std::to_string(o.layers),
                       std::to_string(o.d_ff), std::to_string(flatten_parameters(trainer.weights).size()),
-                      std::to_string(batch), std::to_string(steps), std::to_string(o.warmup),
+                      std::to_string(inputs.batch), std::to_string(inputs.steps), std::to_string(o.warmup),
                       fixed(o.lr_factor, "%g"), fixed(o.label_smoothing, "%g"), std::to_string(o.seed)})
               << "\n";
     if (o.dropout > 0.0) {
@@ -155,37 +233,24 @@ int run_train(const GlobalOptions&, const TrainOptions& o) {
                                  {fixed(o.dropout, "%g"), std::to_string(settings.dropout_seed)})
                   << "\n";
     }
-    std::cout << "\n";
+    std::cout << "\n" << std::flush;
+    print_cross_attention(o, trainer, false);
     std::vector<tutor::TrainingStepResult> log;
-    const auto start = std::chrono::steady_clock::now();
-    for (std::size_t epoch = 1; epoch <= o.epochs; ++epoch) {
-        double loss_sum = 0;
-        for (std::size_t step = 0; step < steps; ++step) {
-            const tutor::CopyBatch next =
-                given.empty() ? tutor::copy_batch(generator, batch, copy_length, copy_vocabulary) : given[step];
-            log.push_back(tutor::train_step(trainer, next));
-            loss_sum += log.back().loss;
-        }
-        const double accuracy =
-            tutor::copy_accuracy(trainer.weights, trainer.options, evaluation, evaluated_sequences, copy_length);
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::cout << trf("epoch {1}/{2}  loss {3}  copied {4} of {5} fresh sequences  {6} s",
-                         {std::to_string(epoch), std::to_string(o.epochs), fixed(loss_sum / double(steps), "%.4f"),
-                          fixed(100.0 * accuracy, "%.0f %%"), std::to_string(evaluated_sequences), fixed(seconds, "%.1f")})
-                  << std::endl;
-    }
+    tutor::RunOutputs outputs(o.save, o.log, train_inputs(o));
+    if (const auto stopped = train_epochs(o, trainer, inputs, log, outputs, stops)) return stop_run(*stopped, trainer, log, outputs);
     const double final_accuracy =
-        tutor::copy_accuracy(trainer.weights, trainer.options, evaluation, final_sequences, copy_length);
+        tutor::copy_accuracy(trainer.weights, trainer.options, inputs.evaluation, final_sequences, copy_length);
+    const tutor::StopPoint trained{stops.signal_number(), log.size(), o.epochs, inputs.steps, inputs.steps};
+    if (stops.requested()) return stop_run(trained, trainer, log, outputs);  // asked for during the evaluation
     std::cout << "\n"
               << trf("After training: copied {1} of {2} fresh sequences exactly.",
                      {fixed(100.0 * final_accuracy, "%.1f %%"), std::to_string(final_sequences)})
               << "\n";
-    print_decodes(trainer, evaluation);
-    // The log and the model are written together, all or none, never over an input.
-    const std::vector<OutputFile> outputs =
-        train_outputs(o, o.log.empty() ? "" : tutor::training_log_json(log),
-                      o.save.empty() ? "" : tutor::copy_checkpoint_npz(trainer.weights, trainer.options));
-    if (!outputs.empty()) write_files_atomically(outputs, train_inputs(o));
+    print_decodes(trainer, inputs.evaluation);
+    print_cross_attention(o, trainer, true);
+    // Nothing is left to write: the last epoch's files hold the trained model and every step.
+    if (stops.requested()) return stop_run({stops.signal_number(), log.size(), o.epochs, inputs.steps, inputs.steps},
+                                           trainer, log, outputs);
     return exit_success;
 }
 

@@ -1,13 +1,15 @@
 // `attn heatmap` and `attn view`: pictures of attention weights.
 //
-// Both take their weights from one of two places: a sentence (`--sentence`, run through untrained
-// multi-head self-attention, tutor/views/attention_view.hpp) or a .npy file (`--weights`, such as the
+// Both take their weights from one of three places: a sentence (`--sentence`, run through untrained
+// multi-head self-attention, tutor/views/attention_view.hpp), a .npy file (`--weights`, such as the
 // weights.npy of `attn compute mha` or a student's model exported from PyTorch) with optional
-// token files. `attn heatmap` prints every grid with the lessons' terminal renderer; `attn view`
+// token files, or a trained model (`--checkpoint` of `attn train copy --save`, with `--sequence`:
+// its decoder's cross-attention while it decodes the sequence). `attn heatmap` prints every grid with the lessons' terminal renderer; `attn view`
 // writes a self-contained HTML page and/or an SVG heatmap (tutor/views/attention_page.hpp).
 //
 // Everything is read, checked and drawn before the first file is written, and the files are
 // written all or none, so a mistake never leaves half a page behind.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -15,7 +17,10 @@
 #include "attn/files.hpp"
 #include "attn/printable.hpp"
 #include "attn/shape.hpp"
+#include "attn/seq2seq_transformer.hpp"
 #include "cli/commands.hpp"
+#include "tutor/train/copy_files.hpp"
+#include "tutor/train/copy_heatmaps.hpp"
 #include "tutor/views/attention_page.hpp"
 #include "tutor/views/attention_view.hpp"
 #include "tutor/views/heatmap.hpp"
@@ -37,6 +42,7 @@ struct LoadedAttention {
     std::string weights_name;              // "weights.npy (1, 8, 7, 7) (B, h, T, S)", for messages
     std::string title;                     // the sentence, or the weights file
     std::vector<std::string> notes;        // where the weights come from
+    std::size_t heads_per_layer = 0;       // a checkpoint's: (1, N·h, T, S) holds N layers of h heads; else 0
 };
 
 std::string shape_of(const DynamicTensor& tensor) {
@@ -79,6 +85,46 @@ LoadedAttention load_from_sentence(const AttentionSourceOptions& o) {
     return a;
 }
 
+// A checkpoint of attn train copy: its decoder's cross-attention while it greedily decodes
+// --sequence, every layer's heads side by side, (1, N·h, T, S) (tutor/train/copy_heatmaps.hpp).
+LoadedAttention load_from_checkpoint(const AttentionSourceOptions& o) {
+    const tutor::CopyCheckpoint checkpoint = tutor::read_copy_checkpoint(o.checkpoint);
+    const Seq2SeqSizes sizes = seq2seq_sizes(checkpoint.weights);
+    const IdTensor src =
+        tutor::parse_copy_sequence(o.sequence, sizes.vocabulary, tutor::max_drawn_tokens, printable_text(o.checkpoint));
+    const tutor::CopyAttention seen = tutor::copy_attention(checkpoint.weights, checkpoint.options, src);
+    const std::size_t N = seen.cross_attention.size(), h = checkpoint.options.heads;
+    const std::size_t T = seen.cross_attention[0].shape(2), S = seen.cross_attention[0].shape(3);
+    LoadedAttention a;
+    a.heads_per_layer = h;
+    a.weights = DynamicTensor::from_shape({1, N * h, T, S});
+    for (std::size_t layer = 0; layer < N; ++layer) {
+        std::copy(seen.cross_attention[layer].begin(), seen.cross_attention[layer].end(),
+                  a.weights.begin() + static_cast<std::ptrdiff_t>(layer * h * T * S));
+    }
+    a.weights_name = trf("the cross-attention of {1} {2} (1, N·h, T, S)", {printable_text(o.checkpoint), shape_of(a.weights)});
+    a.first_sequence = tutor::select_sequence(a.weights, 0, a.weights_name);
+    a.first_sequence.query_tokens = tutor::copy_query_labels(seen);
+    a.first_sequence.key_tokens = tutor::copy_key_labels(seen);
+    std::vector<std::string> source, decoded;
+    for (const std::int64_t id : seen.source) source.push_back(std::to_string(id));
+    for (const std::int64_t id : seen.decoded) decoded.push_back(std::to_string(id));
+    a.title = joined(source) + "  →  " + joined(decoded);
+    a.notes = {
+        trf("The model of {1} (d_model {2}, {3} heads, {4} decoder layers) read the sequence {5} and decoded it greedily "
+            "as {6}.",
+            {printable_text(o.checkpoint), std::to_string(sizes.d_model), std::to_string(h), std::to_string(N),
+             joined(source), joined(decoded)}),
+        tr("Each row is one step of the decode: the symbol the decoder read → the symbol it wrote; the columns are the "
+           "source's symbols. A model that copies looks at source position t + 1, the symbol it writes."),
+        N == 1 ? trf("Heads 0 to {1} are the decoder layer's cross-attention heads.", {std::to_string(h - 1)})
+               : trf("Heads 0 to {1} are decoder layer 0's cross-attention, {2} to {3} layer 1's, and so on: head j of "
+                     "layer l is number l·{4} + j.",
+                     {std::to_string(h - 1), std::to_string(h), std::to_string(2 * h - 1), std::to_string(h)}),
+    };
+    return a;
+}
+
 LoadedAttention load_from_file(const AttentionSourceOptions& o) {
     LoadedAttention a;
     a.weights = tutor::read_attention_weights(o.weights);
@@ -115,7 +161,9 @@ bool same_file(const std::string& first, const std::string& second) {
 LoadedAttention load_attention(const AttentionSourceOptions& o) {
     if (o.sentence) return load_from_sentence(o);
     if (!o.weights.empty()) return load_from_file(o);
-    throw InputError(tr("nothing to draw: give --sentence \"some words\" or --weights weights.npy (with --tokens tokens.txt)"));
+    if (!o.checkpoint.empty()) return load_from_checkpoint(o);
+    throw InputError(tr("nothing to draw: give --sentence \"some words\", --weights weights.npy (with --tokens tokens.txt) "
+                        "or --checkpoint model.npz --sequence \"1 2 3 4 5 6 7 8 9 10\""));
 }
 
 }  // namespace
@@ -128,7 +176,11 @@ int run_heatmap(const GlobalOptions&, const HeatmapOptions& options) {
     std::vector<std::string> axis_names;
     const std::size_t rank = grids.dimension();
     const bool single_sequence = rank > 2 && grids.shape()[0] == 1;
-    if (rank == 4) {
+    if (a.heads_per_layer > 0) {
+        // A checkpoint's layers, each with its own heads: "decoder layer 1 · head 0".
+        axis_names = {tr("decoder layer"), tr("head")};
+        grids.reshape({grids.shape()[1] / a.heads_per_layer, a.heads_per_layer, grids.shape()[2], grids.shape()[3]});
+    } else if (rank == 4) {
         axis_names = single_sequence ? std::vector<std::string>{tr("head")} : std::vector<std::string>{tr("batch"), tr("head")};
         if (single_sequence) grids.reshape({grids.shape()[1], grids.shape()[2], grids.shape()[3]});
     } else if (rank == 3) {
@@ -172,7 +224,8 @@ int run_view(const GlobalOptions&, const ViewOptions& options) {
     std::vector<InputPath> inputs;
     const AttentionSourceOptions& source = options.source;
     for (const auto& [what, path] : {std::pair<std::string, std::string>{"--weights", source.weights},
-                                     {"--tokens", source.tokens}, {"--key-tokens", source.key_tokens}}) {
+                                     {"--tokens", source.tokens}, {"--key-tokens", source.key_tokens},
+                                     {"--checkpoint", source.checkpoint}}) {
         if (!path.empty()) inputs.push_back({what, path});
     }
     write_files_atomically(files, inputs);

@@ -96,6 +96,8 @@ struct TrainOptions {
     std::string data;                 // --data batches.npz: src and tgt (steps, B, L); empty: drawn from the seed
     std::string log;                  // --log FILE.json: each step's loss and learning rate, written after the run
     std::string save;                 // --save FILE.npz: the trained model (state_dict names, attn_config), after the run
+    bool no_heatmaps = false;         // --no-heatmaps: no cross-attention pictures before and after training
+    std::optional<std::size_t> heatmap_head;  // --heatmap-head: one head's weights; empty: the heads' mean
 };
 int run_train(const GlobalOptions& global, const TrainOptions& options);
 
@@ -153,6 +155,8 @@ struct AttentionSourceOptions {
     std::size_t heads = 8;                // --heads h (sentence); must divide d_model
     std::size_t d_model = 64;             // --d-model D (sentence)
     unsigned long long seed = 0;          // --seed for W_q, W_k, W_v (sentence)
+    std::string checkpoint;               // --checkpoint model.npz: a model of attn train copy
+    std::string sequence;                 // --sequence "1 2 3 …": the ids it decodes (with --checkpoint)
 };
 
 struct HeatmapOptions {

@@ -58,6 +58,10 @@ pid_t start_command(const std::string& program, const std::vector<std::string>& 
         dup2(out, 1);
         dup2(err, 2);
         for (const auto& [name, value] : environment) setenv(name.c_str(), value.c_str(), 1);
+        // As a shell starts a program in the foreground, even when the suite itself runs as a
+        // background job (which ignores SIGINT): the tests that send signals see what a user sees.
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
         std::vector<char*> argv;
         argv.push_back(const_cast<char*>(program.c_str()));
         for (const auto& argument : arguments) argv.push_back(const_cast<char*>(argument.c_str()));
@@ -107,5 +111,11 @@ pid_t finished_pid() {
 }
 
 bool no_abort(const CommandResult& result) { return result.exit_code < 128 && result.exit_code != 3; }
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
 
 }  // namespace attn::testing

@@ -45,4 +45,7 @@ pid_t finished_pid();
 /// The path of the built `attn`.
 std::string attn_program();
 
+/// How many times `what` occurs in `text` (occurrences may overlap): "five decodes were printed".
+std::size_t count_of(const std::string& text, const std::string& what);
+
 }  // namespace attn::testing

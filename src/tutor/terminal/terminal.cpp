@@ -85,6 +85,14 @@ Terminal detect_terminal(const TerminalRequest& request) {
     return terminal;
 }
 
+std::optional<std::size_t> redraw_columns(int fd) {
+    const char* no_colour = std::getenv("NO_COLOR");
+    if (::isatty(fd) != 1 || (no_colour && *no_colour) || dumb_terminal()) return std::nullopt;
+    winsize size{};
+    if (::ioctl(fd, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return std::size_t(size.ws_col);
+    return std::size_t(80);
+}
+
 std::string paint(const Terminal& terminal, Style style, const std::string& text) {
     if (!terminal.colour) return text;
     // Full-strength colours only: 256-colour mid-tones (such as 180) and the faint attribute

@@ -38,6 +38,11 @@ struct TerminalRequest {
 /// dumb, from the terminal's answer to an OSC 11 query within 150 ms; else it is taken as dark.
 Terminal detect_terminal(const TerminalRequest& request = {});
 
+/// The columns of the terminal on `fd` when a line may be redrawn there in place (a carriage
+/// return, then "erase to the end of the line"): fd is a terminal, NO_COLOR is not set and TERM is
+/// not dumb. Empty otherwise: a pipe or a file keeps every byte, so nothing is redrawn there.
+std::optional<std::size_t> redraw_columns(int fd);
+
 /// True when COLORFGBG names a light background colour (7, or 9 to 15), false when dark, empty
 /// when the variable is absent or unreadable.
 std::optional<bool> background_from_colorfgbg(const char* colorfgbg);

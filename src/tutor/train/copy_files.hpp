@@ -27,6 +27,20 @@ namespace attn::tutor {
 /// An attn_config member (an archive --save wrote) is read and must agree with `heads`.
 Seq2SeqWeights read_copy_weights(const std::string& path, const Seq2SeqSizes& sizes, std::size_t heads);
 
+/// A model and its settings, read from a checkpoint.
+struct CopyCheckpoint {
+    Seq2SeqWeights weights;
+    Seq2SeqOptions options;
+};
+
+/// A checkpoint --save wrote, or any archive of the same names with an attn_config: the sizes
+/// come from the tensors' shapes (src_embed.weight (V, D), the layers numbered under
+/// encoder.layers. and decoder.layers., linear1.weight (F, D)), the heads, norm_first and eps from
+/// the config. InputError naming the file and what is missing or wrong: no src_embed.weight, no
+/// attn_config or no heads in it, an activation other than relu, norm_eps other than eps, and
+/// whatever weights_from_state_dict refuses.
+CopyCheckpoint read_copy_checkpoint(const std::string& path);
+
 /// The batches of an archive holding src and tgt, integer arrays of one shape (steps, B, L) with
 /// L ≥ 2, every value an id 0 … vocabulary − 1. InputError naming the file, the member and the
 /// first value that is wrong (with its index) otherwise.
