@@ -74,6 +74,7 @@ add_executable(attn_tests
   tests/test_seq2seq_transformer.cpp
   tests/test_copy_training.cpp
   tests/test_cli_train.cpp
+  tests/test_cli_train_float32.cpp
   tests/test_npy.cpp
   tests/test_npy_bytes.cpp
   tests/test_npy_write.cpp

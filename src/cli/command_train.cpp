@@ -13,6 +13,12 @@
 // (every epoch then runs the file's batches), --save writes the trained model as a state_dict
 // archive PyTorch loads (tutor/train/copy_files.hpp), and --log writes each step's loss and learning
 // rate, all or nothing, after the run (tutor/train/copy_files.hpp).
+//
+// Two paths: the lesson path in double (the class-sized default, exact against PyTorch) and the
+// fast path's float32 model (attn/fast/seq2seq_training.hpp), the default of --size annotated, the
+// Annotated Transformer's own run; --precision chooses either for any size. --threads sets the
+// float32 path's worker pool, or OpenBLAS's threads on the double path: a run is reproducible for
+// a given seed and thread count.
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -22,6 +28,7 @@
 #include <vector>
 
 #include "attn/error.hpp"
+#include "attn/fast/threads.hpp"
 #include "attn/files.hpp"
 #include "attn/seq2seq_parameters.hpp"
 #include "cli/commands.hpp"
@@ -92,7 +99,31 @@ std::vector<InputPath> train_inputs(const TrainOptions& o) {
     return inputs;
 }
 
+bool uses_float32(const TrainOptions& o) { return o.precision.empty() ? o.size == "annotated" : o.precision == "float32"; }
+
+void check_path_options(const TrainOptions& o) {
+    if (o.size != "class" && o.size != "annotated") {
+        throw InputError(trf("train copy: unknown --size '{1}'; the sizes are class (the default) and annotated "
+                             "(the Annotated Transformer's copy run)",
+                             {o.size}));
+    }
+    if (!o.precision.empty() && o.precision != "float32" && o.precision != "float64") {
+        throw InputError(trf("train copy: unknown --precision '{1}'; the choices are float32 and float64", {o.precision}));
+    }
+}
+
+// The threads a run computes with: the float32 path's pool, or OpenBLAS's for the double path's dgemm.
+void use_threads(const TrainOptions& o) {
+    if (o.threads == 0) return;
+    if (uses_float32(o)) {
+        fast::set_threads(static_cast<int>(o.threads));
+    } else {
+        fast::set_blas_threads(static_cast<int>(o.threads));
+    }
+}
+
 void check_train_options(const TrainOptions& o) {
+    check_path_options(o);
     if (o.task != "copy") {
         throw InputError(trf("unknown task '{1}'; attn train knows: copy (the Annotated Transformer's copy task)", {o.task}));
     }
@@ -106,18 +137,47 @@ void check_train_options(const TrainOptions& o) {
     check_output_files(train_outputs(o, "", ""), train_inputs(o));
 }
 
+// Which path computes the run, and on how many threads.
+std::string path_description(const TrainOptions& o) {
+    if (uses_float32(o)) {
+        return trf("float32 (the fast path, attn::fast), {1} threads", {std::to_string(fast::threads())});
+    }
+    return o.threads == 0 ? tr("float64 (the lesson path)")
+                          : trf("float64 (the lesson path), OpenBLAS on {1} threads", {std::to_string(o.threads)});
+}
+
 void print_decodes(const tutor::CopyTrainer& trainer, std::mt19937& evaluation) {
     std::cout << "\n" << tr("Greedy decodes of fresh sequences:") << "\n";
     for (std::size_t i = 0; i < shown_decodes; ++i) {
         const tutor::CopyBatch sequence = tutor::copy_batch(evaluation, 1, copy_length, copy_vocabulary);
         const std::vector<std::int64_t> source(sequence.src.begin(), sequence.src.end());
-        const std::vector<std::int64_t> decoded = tutor::greedy_copy(trainer.weights, trainer.options, sequence.src);
+        const std::vector<std::int64_t> decoded = tutor::greedy_copy(trainer, sequence.src);
         std::cout << "  " << ids_text(source) << "  →  " << ids_text(decoded) << "  "
                   << (decoded == source ? "✓" : "✗") << "\n";
     }
 }
 
 }  // namespace
+
+void apply_train_size(TrainOptions& o, const std::function<bool(const std::string&)>& given) {
+    if (o.size != "annotated") return;
+    // The Annotated Transformer's example_simple_model: make_model(V, V, N=2) (d_model 512, d_ff 2048,
+    // h 8), batches of 80, 20 per epoch, 20 epochs, Adam lr 0.5 × rate(factor 1, warmup 400) — our
+    // factor 0.5 —, LabelSmoothing(smoothing=0.0).
+    const auto set = [&given](const char* name, auto& setting, auto value) {
+        if (!given(name)) setting = value;
+    };
+    set("--d-model", o.d_model, std::size_t(512));
+    set("--heads", o.heads, std::size_t(8));
+    set("--layers", o.layers, std::size_t(2));
+    set("--d-ff", o.d_ff, std::size_t(2048));
+    set("--batch", o.batch, std::size_t(80));
+    set("--steps", o.steps, std::size_t(20));
+    set("--epochs", o.epochs, std::size_t(20));
+    set("--warmup", o.warmup, std::size_t(400));
+    set("--lr-factor", o.lr_factor, 0.5);
+    set("--label-smoothing", o.label_smoothing, 0.0);
+}
 
 int run_train(const GlobalOptions&, const TrainOptions& o) {
     check_train_options(o);
@@ -127,6 +187,8 @@ int run_train(const GlobalOptions&, const TrainOptions& o) {
     settings.warmup = o.warmup;
     settings.lr_factor = o.lr_factor;
     settings.label_smoothing = o.label_smoothing;
+    settings.float32 = uses_float32(o);
+    use_threads(o);
     std::mt19937 generator(o.seed);
     std::mt19937 evaluation(o.seed + 1u);
     // Every input is read and checked before the first step: a bad file stops the run at once.
@@ -145,7 +207,7 @@ int run_train(const GlobalOptions&, const TrainOptions& o) {
                       std::to_string(o.d_ff), std::to_string(flatten_parameters(trainer.weights).size()),
                       std::to_string(batch), std::to_string(steps), std::to_string(o.warmup),
                       fixed(o.lr_factor, "%g"), fixed(o.label_smoothing, "%g"), std::to_string(o.seed)})
-              << "\n\n";
+              << "\n  " << path_description(o) << "\n\n";
     std::vector<tutor::TrainingStepResult> log;
     const auto start = std::chrono::steady_clock::now();
     for (std::size_t epoch = 1; epoch <= o.epochs; ++epoch) {
@@ -156,16 +218,14 @@ int run_train(const GlobalOptions&, const TrainOptions& o) {
             log.push_back(tutor::train_step(trainer, next));
             loss_sum += log.back().loss;
         }
-        const double accuracy =
-            tutor::copy_accuracy(trainer.weights, trainer.options, evaluation, evaluated_sequences, copy_length);
+        const double accuracy = tutor::copy_accuracy(trainer, evaluation, evaluated_sequences, copy_length);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::cout << trf("epoch {1}/{2}  loss {3}  copied {4} of {5} fresh sequences  {6} s",
                          {std::to_string(epoch), std::to_string(o.epochs), fixed(loss_sum / double(steps), "%.4f"),
                           fixed(100.0 * accuracy, "%.0f %%"), std::to_string(evaluated_sequences), fixed(seconds, "%.1f")})
                   << std::endl;
     }
-    const double final_accuracy =
-        tutor::copy_accuracy(trainer.weights, trainer.options, evaluation, final_sequences, copy_length);
+    const double final_accuracy = tutor::copy_accuracy(trainer, evaluation, final_sequences, copy_length);
     std::cout << "\n"
               << trf("After training: copied {1} of {2} fresh sequences exactly.",
                      {fixed(100.0 * final_accuracy, "%.1f %%"), std::to_string(final_sequences)})
@@ -174,7 +234,7 @@ int run_train(const GlobalOptions&, const TrainOptions& o) {
     // The log and the model are written together, all or none, never over an input.
     const std::vector<OutputFile> outputs =
         train_outputs(o, o.log.empty() ? "" : tutor::training_log_json(log),
-                      o.save.empty() ? "" : tutor::copy_checkpoint_npz(trainer.weights, trainer.options));
+                      o.save.empty() ? "" : tutor::copy_checkpoint_npz(tutor::current_weights(trainer), trainer.options));
     if (!outputs.empty()) write_files_atomically(outputs, train_inputs(o));
     return exit_success;
 }

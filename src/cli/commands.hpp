@@ -6,6 +6,7 @@
 //   0 success · 1 a check failed · 2 bad input (the message says what and where)
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -95,8 +96,14 @@ struct TrainOptions {
     std::string data;                 // --data batches.npz: src and tgt (steps, B, L); empty: drawn from the seed
     std::string log;                  // --log FILE.json: each step's loss and learning rate, written after the run
     std::string save;                 // --save FILE.npz: the trained model (state_dict names, attn_config), after the run
+    std::string size = "class";       // class | annotated: the Annotated Transformer's own run (apply_train_size)
+    std::string precision;            // float32 | float64; empty: float32 with --size annotated, float64 otherwise
+    std::size_t threads = 0;          // the fast path's worker pool, or OpenBLAS's on the double path; 0: the default
 };
 int run_train(const GlobalOptions& global, const TrainOptions& options);
+/// --size annotated: every setting of the Annotated Transformer's copy run that the command line
+/// did not give (`given("--d-model")` true when it did) takes that run's value. Never throws.
+void apply_train_size(TrainOptions& options, const std::function<bool(const std::string&)>& given);
 
 struct ExerciseOptions {
     std::string exercise;      // number or slug

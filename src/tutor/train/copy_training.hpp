@@ -13,15 +13,25 @@
 //      at the rate of LambdaLR(rate): update k uses noam_learning_rate(k − 1, …), so updates 1 and 2
 //      both use rate(1) (attn/learning_rate.hpp).
 //
+// Two paths compute these steps: the lesson path in double (the default, exact against PyTorch),
+// or, with settings.float32, the fast path's float32 model (attn/fast/seq2seq_training.hpp), for
+// the Annotated Transformer's own sizes. On the float32 path trainer.weights stays the initial
+// model: current_weights(trainer) gives the trained one.
+//
 //   attn::tutor::CopyTrainer trainer(weights, settings);
 //   auto result = attn::tutor::train_step(trainer, batch);   // result.loss, result.learning_rate
 #pragma once
 
 #include <cstddef>
+#include <memory>
 
 #include "attn/adam.hpp"
 #include "attn/seq2seq_transformer.hpp"
 #include "tutor/train/copy_task.hpp"
+
+namespace attn::fast {
+class Seq2SeqTrainer;
+}
 
 namespace attn::tutor {
 
@@ -31,17 +41,24 @@ struct TrainingSettings {
     std::size_t warmup = 400;      // the schedule's warm-up steps
     double lr_factor = 1.0;        // the schedule's factor (Adam's own lr is 1)
     double label_smoothing = 0.0;  // ε of the loss
+    bool float32 = false;          // the fast path's float32 model instead of the lesson path's double one
 };
 
 /// The model and the optimiser's memory: everything that changes from one step to the next.
 struct CopyTrainer {
     CopyTrainer(Seq2SeqWeights initial, const TrainingSettings& settings);
+    ~CopyTrainer();
+    CopyTrainer(CopyTrainer&&) noexcept;
 
-    Seq2SeqWeights weights;
+    Seq2SeqWeights weights;   // the double path's model (on the float32 path: the initial one)
     Seq2SeqOptions options;
     TrainingSettings settings;
-    AdamState adam;           // adam.step: the updates made so far
+    AdamState adam;           // adam.step: the updates made so far (double path)
+    std::unique_ptr<fast::Seq2SeqTrainer> float32;  // the float32 path's model and Adam, when settings.float32
 };
+
+/// The model as trained so far, in double: trainer.weights, or the float32 model's parameters.
+Seq2SeqWeights current_weights(const CopyTrainer& trainer);
 
 /// What one step measured.
 struct TrainingStepResult {
