@@ -369,8 +369,8 @@ CLI::App* setup_progress(CLI::App& app, ProgressOptions&) {
 }
 
 CLI::App* setup_bench(CLI::App& app, BenchOptions& options) {
-    auto* command = app.add_subcommand("bench", tr("Time the float32 fast path (multi-head attention, encoder layer, decoding) on random inputs"));
-    command->add_option("module", options.module, tr("mha, encoder-layer or decode (listed below)"))->required();
+    auto* command = app.add_subcommand("bench", tr("Time the float32 fast path (multi-head attention, encoder layer, decoding, a training step) on random inputs"));
+    command->add_option("module", options.module, tr("mha, encoder-layer, decode or train (listed below)"))->required();
     // Sizes are only recorded when given, so that each module keeps its own default shape.
     auto size = [command](const char* flag, std::optional<long long>& field, const std::string& help) {
         command->add_option_function<long long>(flag, [&field](const long long& value) { field = value; }, help);

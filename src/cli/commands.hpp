@@ -120,7 +120,7 @@ struct ProgressOptions {};
 int run_progress(const GlobalOptions& global, const ProgressOptions& options);
 
 struct BenchOptions {
-    std::string module;                                   // mha | encoder-layer | decode
+    std::string module;                                   // mha | encoder-layer | decode | train
     std::optional<long long> batch, seq, d_model, heads;  // absent: the module's default shape
     std::optional<long long> d_ff;                        // encoder-layer and decode
     std::optional<long long> layers, kv_heads, memory, tokens;  // decode only
@@ -142,6 +142,9 @@ std::string describe_bench_decode();
 int run_bench_backward(const BenchOptions& options);
 /// The --backward line of `attn bench --help`.
 std::string describe_bench_backward();
+/// `attn bench train` (command_bench_train.cpp), called by run_bench, and its lines of `attn bench --help`.
+int run_bench_train(const BenchOptions& options);
+std::string describe_bench_train();
 
 /// The text that `attn bench --help` adds after the options: the modules and their default shapes.
 std::string describe_bench_modules();
