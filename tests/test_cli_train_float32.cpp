@@ -63,7 +63,7 @@ TEST_CASE("cli train copy --precision float32 - from PyTorch's initial weights a
     const auto r = run_attn(arguments, {}, hostile_time_limit);
     INFO(r.out << r.err);
     REQUIRE(r.exit_code == 0);
-    CHECK_THAT(r.out, Catch::Contains("float32 (the fast path, attn::fast), 1 threads"));
+    CHECK_THAT(r.out, Catch::Contains("float32 (the fast path, attn::fast), 1 thread\n"));
     const std::string json = attn::testing::read_file(log);
     const std::regex entry("\\{\"step\": ([0-9]+), \"loss\": ([-0-9.e+]+), \"learning_rate\": ([-0-9.e+]+)\\}");
     const auto& losses = fixture.expected.at("smoothing.losses");

@@ -41,6 +41,7 @@ namespace attn::cli {
 
 using tutor::tr;
 using tutor::trf;
+using tutor::trn;
 
 namespace {
 
@@ -140,10 +141,13 @@ void check_train_options(const TrainOptions& o) {
 // Which path computes the run, and on how many threads.
 std::string path_description(const TrainOptions& o) {
     if (uses_float32(o)) {
-        return trf("float32 (the fast path, attn::fast), {1} threads", {std::to_string(fast::threads())});
+        const int threads = fast::threads();
+        return trn("float32 (the fast path, attn::fast), {1} thread", "float32 (the fast path, attn::fast), {1} threads",
+                   static_cast<unsigned long>(threads), {std::to_string(threads)});
     }
     return o.threads == 0 ? tr("float64 (the lesson path)")
-                          : trf("float64 (the lesson path), OpenBLAS on {1} threads", {std::to_string(o.threads)});
+                          : trn("float64 (the lesson path), OpenBLAS on {1} thread",
+                                "float64 (the lesson path), OpenBLAS on {1} threads", o.threads, {std::to_string(o.threads)});
 }
 
 void print_decodes(const tutor::CopyTrainer& trainer, std::mt19937& evaluation) {
