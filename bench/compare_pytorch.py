@@ -2,7 +2,8 @@
 """attn's float32 fast path next to PyTorch on the same CPU, same threads, same shapes.
 
     /usr/bin/python3 bench/compare_pytorch.py --attn build/attn [--threads 1 2] [--rounds 3]
-        [--cases seed000 encoder long4096 long16384 causal32768 decode mha-backward cli] [--baseline OLD/attn]
+        [--cases seed000 encoder long4096 long16384 causal32768 decode mha-backward train-step cli]
+        [--baseline OLD/attn]
         [--decode-tokens 512] [--decode-module-tokens M]
 
 For each thread count it measures, in one run:
@@ -35,6 +36,14 @@ For each thread count it measures, in one run:
     `attn bench mha --backward` (the tiled forward for training, FlashAttention-2's backward, x's
     gradient summed as autograd does); time at T = 1024 alternating for --rounds rounds, peak
     memory at T = 4096 (one step per process, each side in its own processes);
+  * train-step: one training step of the Annotated Transformer's copy model (V 11, D 512, h 8,
+    2 + 2 layers, F 2048, batch 80 of sequences of 10): PyTorch's nn.Transformer(norm_first=True,
+    dropout=0, batch_first=True) with two nn.Embedding (× √D + the sinusoidal positions) and an
+    nn.Linear generator, the Annotated Transformer's loss (KLDivLoss(sum) of LabelSmoothing's
+    target, smoothing 0, over the tokens), loss.backward(), torch.optim.Adam(lr 0.5, (0.9, 0.98),
+    1e-9) under LambdaLR(rate(factor 1, warmup 400)), optimizer.zero_grad() first — against
+    `attn bench train`; the 1 and 2 thread runs alternate within each round, and the median of
+    --train-repeat steps after 2 warm-up steps is compared;
   * cli: `attn check` (all lessons) < 0.5 s and `attn --version` < 50 ms.
 Every measurement is its own process: PyTorch in a child with OPENBLAS_NUM_THREADS and
 OMP_NUM_THREADS set and torch.set_num_threads(n), attn with the same environment and --threads n,
@@ -56,6 +65,7 @@ Targets (exit status 1 when one is missed; each is printed with PASS/FAIL and th
   causal32768: peak RSS <= 1 GiB, the attention part >= 60 % of the sgemm rate;
   decode: tokens/s >= 10 x (a)'s, and >= (b)'s;
   mha-backward: time <= 1.0 x PyTorch's at T = 1024, peak RSS <= 0.2 x PyTorch's at T = 4096;
+  train-step: median time <= 1.0 x PyTorch's at 1 and at 2 threads;
   cli: attn check < 0.5 s, attn --version < 50 ms.
 """
 import argparse
@@ -72,6 +82,7 @@ ENCODER = dict(batch=8, seq=128, d_model=512, heads=8, d_ff=2048)
 LONG = dict(batch=1, d_model=768, heads=12)
 BACKWARD = dict(batch=4, d_model=512, heads=8)
 DECODE = dict(layers=6, d_model=512, heads=8, d_ff=2048, memory=512, tokens=512)
+TRAIN = dict(batch=80, seq=10, d_model=512, heads=8, d_ff=2048, layers=2)  # the copy task's V = 11
 GiB = 1024 ** 3
 
 
@@ -133,6 +144,8 @@ def torch_worker(case, threads, repeat, seq):
                 out = mha(x, x, x, need_weights=False)[0]
                 out.backward(g)
             result.update(timed(step, repeat, warmup=0 if repeat == 1 else 1))
+        elif case == "train-step":
+            result.update(train_step_timing(torch, repeat))
         elif case == "encoder":
             B, T, D, h, F = (ENCODER[k] for k in ("batch", "seq", "d_model", "heads", "d_ff"))
             layer = torch.nn.TransformerEncoderLayer(D, h, F, dropout=0.0, batch_first=True).eval()
@@ -154,6 +167,52 @@ def torch_worker(case, threads, repeat, seq):
         result["out_of_memory"] = str(error).splitlines()[0][:300]
     result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(result))
+
+
+def train_step_timing(torch, repeat):
+    """The Annotated Transformer's copy model, one training step as its run_epoch takes it, in float32."""
+    import math
+    nn = torch.nn
+    V, (B, L, D, h, F, N) = 11, (TRAIN[k] for k in ("batch", "seq", "d_model", "heads", "d_ff", "layers"))
+    transformer = nn.Transformer(D, h, N, N, F, dropout=0.0, batch_first=True, norm_first=True)
+    src_embed, tgt_embed, generator = nn.Embedding(V, D), nn.Embedding(V, D), nn.Linear(D, V)
+    parameters = [*transformer.parameters(), *src_embed.parameters(), *tgt_embed.parameters(),
+                  *generator.parameters()]
+    position = torch.arange(L).unsqueeze(1)
+    angle = position * torch.exp(torch.arange(0, D, 2) * (-math.log(10000.0) / D))
+    pe = torch.zeros(L, D)
+    pe[:, 0::2], pe[:, 1::2] = torch.sin(angle), torch.cos(angle)
+    optimizer = torch.optim.Adam(parameters, lr=0.5, betas=(0.9, 0.98), eps=1e-9)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: D ** -0.5 * min(max(step, 1) ** -0.5, max(step, 1) * 400 ** -1.5))
+    mask = nn.Transformer.generate_square_subsequent_mask(L - 1)
+    criterion = nn.KLDivLoss(reduction="sum")
+    batches = []
+    for _ in range(repeat + 2):
+        data = torch.randint(1, V, (B, L))
+        data[:, 0] = 1
+        batches.append(data)
+
+    def step(data):
+        optimizer.zero_grad()
+        src, tgt_in, tgt_y = data, data[:, :-1], data[:, 1:].reshape(-1)
+        x = src_embed(src) * math.sqrt(D) + pe[:L]
+        y = tgt_embed(tgt_in) * math.sqrt(D) + pe[:L - 1]
+        log_p = generator(transformer(x, y, tgt_mask=mask)).log_softmax(-1).reshape(-1, V)
+        target = torch.zeros_like(log_p)  # LabelSmoothing with smoothing 0: one-hot, padding 0 scored nowhere
+        target.scatter_(1, tgt_y.unsqueeze(1), 1.0)
+        loss = criterion(log_p, target) / tgt_y.numel()
+        loss.backward()
+        optimizer.step()
+        scheduler.step()
+
+    times = []
+    for i, data in enumerate(batches):
+        start = time.perf_counter()
+        step(data)
+        if i >= 2:
+            times.append((time.perf_counter() - start) * 1e3)
+    return {"min_ms": min(times), "median_ms": statistics.median(times)}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -421,6 +480,36 @@ def backward_cases(args, attn, threads, report):
                   f"{a_rss / t_rss:.3f} ({a_rss:.0f} vs {t_rss:.0f} MB)")
 
 
+def train_step_cases(args, attn, report):
+    """One training step of the copy model at 1 and 2 threads, alternating within each round."""
+    runs = {(side, threads): [] for side in ("torch", "attn") for threads in args.threads}
+
+    def measure(side, threads):
+        load = os.getloadavg()[0]
+        if side == "torch":
+            result = run_torch("train-step", threads, args.train_repeat, 0, args.torch_memory_gb)
+        else:
+            result = run_attn(attn, "train", TRAIN, threads, args.train_repeat)
+        result["load"] = (load + os.getloadavg()[0]) / 2
+        runs[side, threads].append(result)
+
+    steps = [lambda side=side, threads=threads: measure(side, threads)
+             for threads in args.threads for side in ("torch", "attn")]
+    alternate(args.rounds, steps)
+    print(f"\ntraining step, copy model V 11, D 512, h 8, 2 + 2 layers, F 2048, B 80, L 10 "
+          f"({args.rounds} rounds × {args.train_repeat} steps, threads alternating)")
+    for threads in args.threads:
+        torch_runs, attn_runs = runs["torch", threads], runs["attn", threads]
+        t, a = median_ms(torch_runs), median_ms(attn_runs)
+        print(f"  {threads}T PyTorch median {t:.1f} ms (min {ms(torch_runs):.1f}), peak RSS "
+              f"{max(r['peak_rss_mb'] for r in torch_runs):.0f} MB; rounds {[round(r['median_ms']) for r in torch_runs]} "
+              f"at load {[round(r['load'], 1) for r in torch_runs]}")
+        print(f"  {threads}T attn    median {a:.1f} ms (min {ms(attn_runs):.1f}), peak RSS "
+              f"{max(r['peak_rss_mb'] for r in attn_runs):.0f} MB; rounds {[round(r['median_ms']) for r in attn_runs]} "
+              f"at load {[round(r['load'], 1) for r in attn_runs]};  attn / PyTorch = {a / t:.3f}")
+        report.target(f"train step time <= 1.0 x PyTorch, {threads}T", a <= t, f"{a / t:.3f} ({a:.0f} vs {t:.0f} ms)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--attn", default="build/attn", help="the attn program (default: build/attn)")
@@ -429,8 +518,10 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=10, help="timed calls per measurement (short cases)")
     parser.add_argument("--long-repeat", type=int, default=3, help="timed calls per measurement at T = 4096")
+    parser.add_argument("--train-repeat", type=int, default=5, help="timed training steps per measurement (train-step)")
     parser.add_argument("--cases", nargs="+",
-                        default=["seed000", "encoder", "long4096", "long16384", "causal32768", "decode", "mha-backward", "cli"])
+                        default=["seed000", "encoder", "long4096", "long16384", "causal32768", "decode", "mha-backward",
+                                 "train-step", "cli"])
     parser.add_argument("--decode-tokens", type=int, default=DECODE["tokens"], help="tokens generated by the decode case")
     parser.add_argument("--decode-module-tokens", type=int, default=0,
                         help="tokens generated by nn.TransformerDecoder re-run on the prefix (default: --decode-tokens)")
@@ -448,7 +539,8 @@ def main():
         args.baseline = os.path.abspath(args.baseline)
     print(f"load average before: {' '.join(f'{v:.2f}' for v in os.getloadavg())}   ({os.cpu_count()} CPUs)")
     report = Report()
-    for threads in args.threads:
+    per_thread_cases = {"seed000", "encoder", "long4096", "long16384", "causal32768", "decode", "mha-backward"}
+    for threads in args.threads if per_thread_cases & set(args.cases) else []:
         print(f"\n== {threads} thread{'s' if threads > 1 else ''} · {args.rounds} rounds ==")
         print(machine_header(attn, threads))
         sgemm = short_cases(args, attn, threads, [], report)
@@ -457,6 +549,8 @@ def main():
             decode_cases(args, attn, threads, report)
         if "mha-backward" in args.cases:
             backward_cases(args, attn, threads, report)
+    if "train-step" in args.cases:
+        train_step_cases(args, attn, report)
     if "cli" in args.cases:
         check = best_time(attn, ["check"], 5)
         start = best_time(attn, ["--version"], 20)

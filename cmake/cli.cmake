@@ -17,6 +17,7 @@ add_executable(attn_cli
   src/cli/command_bench.cpp
   src/cli/command_bench_decode.cpp
   src/cli/command_bench_backward.cpp
+  src/cli/command_bench_train.cpp
   src/cli/command_view.cpp
 )
 set_target_properties(attn_cli PROPERTIES OUTPUT_NAME attn)

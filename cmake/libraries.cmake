@@ -124,6 +124,13 @@ add_library(attn_fast
   src/fast/encoder_layer.cpp
   src/fast/cached_attention.cpp
   src/fast/decoder.cpp
+  src/fast/layer_norm_training.cpp
+  src/fast/label_smoothing_loss.cpp
+  src/fast/adam_update.cpp
+  src/fast/seq2seq_layout.cpp
+  src/fast/seq2seq_forward.cpp
+  src/fast/seq2seq_backward.cpp
+  src/fast/seq2seq_training.cpp
 )
 add_library(attn::fast ALIAS attn_fast)
 # include/ comes with attn_io; finite_values.hpp (src/common): one non-finite message for both paths.

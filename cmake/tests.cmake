@@ -63,6 +63,7 @@ add_executable(attn_tests
   tests/test_fast_attention.cpp
   tests/test_fast_multi_head_attention.cpp
   tests/test_fast_multi_head_attention_backward.cpp
+  tests/test_fast_seq2seq_training.cpp
   tests/test_fast_encoder_layer.cpp
   tests/test_fast_threads.cpp
   tests/test_fast_kernels.cpp
@@ -77,6 +78,7 @@ add_executable(attn_tests
   tests/test_cli_train.cpp
   tests/test_cli_train_run.cpp
   tests/test_cli_train_heatmaps.cpp
+  tests/test_cli_train_float32.cpp
   tests/test_npy.cpp
   tests/test_npy_bytes.cpp
   tests/test_npy_write.cpp

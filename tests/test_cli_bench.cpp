@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "support/run_command.hpp"
 
@@ -199,4 +201,32 @@ TEST_CASE("cli - bench mha --backward times the training step and prints its par
                                           "1 timed step after 1 warm-up step") &&
                               Catch::Contains("GFLOP of matrix products: forward 0.004, backward 0.009)") &&
                               Catch::Contains("  backward  output projection "));
+}
+
+TEST_CASE("cli - bench train times the copy model's training step; bad options are exit 2 naming them", "[cli][bench]") {
+    const auto r = run_attn({"bench", "train", "--d-model", "32", "--heads", "4", "--d-ff", "64", "--batch", "4",
+                             "--threads", "1", "--repeat", "2", "--warmup", "0", "--json"});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    // Parameters, D 32, F 64, V 11: an encoder layer 3168 + 1056 + 2112 + 2080 + 128 = 8544, a decoder
+    // layer 2 · 4224 + 4192 + 192 = 12832, two of each, the final norms 2 · 64, the embeddings
+    // 2 · 352 and the generator 363: 17088 + 25664 + 128 + 704 + 363 = 43947.
+    CHECK_THAT(r.out, Catch::StartsWith("{\"module\": \"train\", \"shape\": {\"batch\": 4, \"seq\": 10, \"d_model\": 32, "
+                                        "\"heads\": 4, \"d_ff\": 64, \"layers\": 2, \"vocabulary\": 11}, "
+                                        "\"dtype\": \"float32\", \"parameters\": 43947, \"threads\": 1, \"repeat\": 2"));
+    for (const char* key : {"\"min_ms\": ", "\"median_ms\": ", "\"peak_rss_mb\": ", "\"sgemm_gflops\": "}) {
+        CHECK_THAT(r.out, Catch::Contains(key));
+    }
+    for (const auto& [arguments, message] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"bench", "train", "--causal"}, "--causal does not apply to bench train"},
+             {{"bench", "train", "--backward"}, "--backward applies to mha only, not to train"},
+             {{"bench", "train", "--seq", "1"}, "--seq must be at least 2 (got 1)"},
+             {{"bench", "train", "--d-model", "10", "--heads", "3"}, "--heads 3 does not divide --d-model 10"},
+             {{"bench", "train", "--repeat", "0"}, "--repeat must be at least 1 (got 0)"},
+             {{"bench", "train", "--batch", "4096", "--seq", "4096"}, "the limit is 8 GiB"}}) {
+        const auto refused = run_attn(arguments);
+        INFO(message);
+        CHECK(refused.exit_code == 2);
+        CHECK_THAT(refused.err, Catch::Contains(message));
+    }
 }

@@ -24,6 +24,27 @@ std::size_t size_option(const char* flag, const std::optional<long long>& value,
     return static_cast<std::size_t>(*value);
 }
 
+void check_heads_divide(std::size_t heads, std::size_t d_model) {
+    if (d_model % heads != 0) {
+        throw InputError(trf("--heads {1} does not divide --d-model {2} (each head has d_model / heads columns)",
+                             {std::to_string(heads), std::to_string(d_model)}));
+    }
+}
+
+Repetition checked_repetition(const std::optional<long long>& threads, const std::optional<long long>& repeat,
+                              const std::optional<long long>& warmup, std::size_t default_threads,
+                              long long default_repeat, long long default_warmup) {
+    Repetition r;
+    r.threads = size_option("--threads", threads, default_threads);
+    if (r.threads > 1024) throw InputError(trf("{1} must be at most {2} (got {3})", {"--threads", "1024", std::to_string(r.threads)}));
+    const long long repeats = repeat.value_or(default_repeat), warmups = warmup.value_or(default_warmup);
+    if (repeats < 1) throw InputError(trf("{1} must be at least {2} (got {3})", {"--repeat", "1", std::to_string(repeats)}));
+    if (warmups < 0) throw InputError(trf("{1} must be at least {2} (got {3})", {"--warmup", "0", std::to_string(warmups)}));
+    r.repeat = static_cast<std::size_t>(repeats);
+    r.warmup = static_cast<std::size_t>(warmups);
+    return r;
+}
+
 fast::AttentionParameters random_attention(std::mt19937& generator, std::size_t D, std::size_t kv_width) {
     const float bound = 1.0f / std::sqrt(float(D));
     fast::AttentionParameters p;

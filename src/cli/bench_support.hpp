@@ -18,6 +18,18 @@ namespace attn::cli {
 /// The option's value, or `fallback` when it was not given; InputError naming the flag when below 1.
 std::size_t size_option(const char* flag, const std::optional<long long>& value, std::size_t fallback);
 
+/// InputError naming --heads and --d-model when h does not divide D.
+void check_heads_divide(std::size_t heads, std::size_t d_model);
+
+/// How a bench repeats its timed calls: --threads (default: the physical cores; at most 1024),
+/// --repeat (≥ 1) and --warmup (≥ 0), each with the module's default; InputError naming the flag.
+struct Repetition {
+    std::size_t threads = 0, repeat = 0, warmup = 0;
+};
+Repetition checked_repetition(const std::optional<long long>& threads, const std::optional<long long>& repeat,
+                              const std::optional<long long>& warmup, std::size_t default_threads,
+                              long long default_repeat, long long default_warmup);
+
 /// A float32 tensor of `shape`, uniform in [low, high).
 template <std::size_t N>
 xt::xtensor<float, N> random_tensor(std::mt19937& generator, const std::array<std::size_t, N>& shape, float low,

@@ -59,6 +59,8 @@ const std::vector<BenchModule>& bench_modules() {
          512, 8, 2048},
         {"decode", N_("nn.TransformerDecoder generating tokens with a K/V cache (post-norm, relu); --kv-heads: grouped-query"),
          1, 0, 512, 8, 2048},
+        {"train", N_("the copy-task model's training step on the float32 path (attn train copy --size annotated)"), 80, 10,
+         512, 8, 2048},
     };
     return modules;
 }
@@ -135,20 +137,15 @@ BenchRun checked_run(const BenchOptions& options, const BenchModule& module, con
         throw InputError(tr("--no-weights applies to mha only: encoder-layer never keeps its attention weights"));
     }
     run.F = run.encoder ? size_option("--d-ff", options.d_ff, module.d_ff) : 0;
-    if (run.D % run.h != 0) {
-        throw InputError(trf("--heads {1} does not divide --d-model {2} (each head has d_model / heads columns)",
-                             {std::to_string(run.h), std::to_string(run.D)}));
-    }
-    run.threads = size_option("--threads", options.threads, static_cast<std::size_t>(machine.physical_cores));
-    const long long repeat = options.repeat.value_or(10), warmup = options.warmup.value_or(1);
-    if (repeat < 1) throw InputError(trf("{1} must be at least {2} (got {3})", {"--repeat", "1", std::to_string(repeat)}));
-    if (warmup < 0) throw InputError(trf("{1} must be at least {2} (got {3})", {"--warmup", "0", std::to_string(warmup)}));
-    if (run.threads > 1024) throw InputError(trf("{1} must be at most {2} (got {3})", {"--threads", "1024", std::to_string(run.threads)}));
+    check_heads_divide(run.h, run.D);
+    const Repetition repetition = checked_repetition(options.threads, options.repeat, options.warmup,
+                                                     static_cast<std::size_t>(machine.physical_cores), 10, 1);
+    run.threads = repetition.threads;
     run.weights = !run.encoder && !options.no_weights;
     run.causal = options.causal;
     run.rope = checked_rope(options, run);
-    run.repeat = static_cast<std::size_t>(repeat);
-    run.warmup = static_cast<std::size_t>(warmup);
+    run.repeat = repetition.repeat;
+    run.warmup = repetition.warmup;
     return run;
 }
 
@@ -315,8 +312,9 @@ void print_text(const std::string& module, const BenchRun& run, const fast::Mach
 std::string describe_bench_modules() {
     std::string text = tr("Modules (default shape):") + "\n";
     for (const auto& m : bench_modules()) {
-        if (m.name == "decode") {
-            text += "  " + m.name + "  " + tr(m.summary) + "\n    " + describe_bench_decode() + "\n";
+        if (m.name == "decode" || m.name == "train") {
+            text += "  " + m.name + "  " + tr(m.summary) + "\n    " +
+                    (m.name == "decode" ? describe_bench_decode() : describe_bench_train()) + "\n";
             continue;
         }
         text += "  " + m.name + "  " + tr(m.summary) + "\n    --batch " + std::to_string(m.batch) + " --seq " +
@@ -331,6 +329,7 @@ int run_bench(const GlobalOptions&, const BenchOptions& options) {
     const BenchModule& module = find_bench_module(options.module);
     if (options.backward && module.name != "mha") throw InputError(trf("--backward applies to mha only, not to {1}", {module.name}));
     if (module.name == "decode") return run_bench_decode(options);
+    if (module.name == "train") return run_bench_train(options);
     for (const auto& [flag, given] : {std::pair<const char*, bool>{"--layers", options.layers.has_value()},
                                       {"--kv-heads", options.kv_heads.has_value()}, {"--memory", options.memory.has_value()},
                                       {"--tokens", options.tokens.has_value()}}) {

@@ -45,15 +45,9 @@ BackwardRun checked_backward_run(const BenchOptions& options, const fast::Machin
     run.T = size_option("--seq", options.seq, 1024);
     run.D = size_option("--d-model", options.d_model, 512);
     run.h = size_option("--heads", options.heads, 8);
-    if (run.D % run.h != 0) {
-        throw InputError(trf("--heads {1} does not divide --d-model {2} (each head has d_model / heads columns)",
-                             {std::to_string(run.h), std::to_string(run.D)}));
-    }
-    run.threads = size_option("--threads", options.threads, static_cast<std::size_t>(machine.physical_cores));
-    if (run.threads > 1024) throw InputError(trf("{1} must be at most {2} (got {3})", {"--threads", "1024", std::to_string(run.threads)}));
-    const long long repeat = options.repeat.value_or(5), warmup = options.warmup.value_or(1);
-    if (repeat < 1) throw InputError(trf("{1} must be at least {2} (got {3})", {"--repeat", "1", std::to_string(repeat)}));
-    if (warmup < 0) throw InputError(trf("{1} must be at least {2} (got {3})", {"--warmup", "0", std::to_string(warmup)}));
+    check_heads_divide(run.h, run.D);
+    const Repetition repetition = checked_repetition(options.threads, options.repeat, options.warmup,
+                                                     static_cast<std::size_t>(machine.physical_cores), 5, 1);
     // x, grad_output, the forward's five (B, T, D) tensors, the backward's seven at their peak and x's gradient.
     const double gib = 15.0 * 4.0 * double(run.B) * double(run.T) * double(run.D) / (1024.0 * 1024 * 1024);
     if (gib > 8.0) {
@@ -61,8 +55,9 @@ BackwardRun checked_backward_run(const BenchOptions& options, const fast::Machin
                              {std::to_string(run.B), std::to_string(run.T), std::to_string(run.D), fixed(gib, 1)}));
     }
     run.causal = options.causal;
-    run.repeat = static_cast<std::size_t>(repeat);
-    run.warmup = static_cast<std::size_t>(warmup);
+    run.threads = repetition.threads;
+    run.repeat = repetition.repeat;
+    run.warmup = repetition.warmup;
     return run;
 }
 

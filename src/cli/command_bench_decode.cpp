@@ -56,13 +56,11 @@ DecodeRun checked_decode_run(const BenchOptions& options, const fast::MachineDes
         throw InputError(trf("--kv-heads {1} does not divide --heads {2} (each K/V head serves heads / kv-heads query heads)",
                              {std::to_string(run.g), std::to_string(run.h)}));
     }
-    run.threads = size_option("--threads", options.threads, static_cast<std::size_t>(machine.physical_cores));
-    if (run.threads > 1024) throw InputError(trf("{1} must be at most {2} (got {3})", {"--threads", "1024", std::to_string(run.threads)}));
-    const long long repeat = options.repeat.value_or(3), warmup = options.warmup.value_or(1);
-    if (repeat < 1) throw InputError(trf("{1} must be at least {2} (got {3})", {"--repeat", "1", std::to_string(repeat)}));
-    if (warmup < 0) throw InputError(trf("{1} must be at least {2} (got {3})", {"--warmup", "0", std::to_string(warmup)}));
-    run.repeat = static_cast<std::size_t>(repeat);
-    run.warmup = static_cast<std::size_t>(warmup);
+    const Repetition repetition = checked_repetition(options.threads, options.repeat, options.warmup,
+                                                     static_cast<std::size_t>(machine.physical_cores), 3, 1);
+    run.threads = repetition.threads;
+    run.repeat = repetition.repeat;
+    run.warmup = repetition.warmup;
     return run;
 }
 

@@ -355,6 +355,23 @@ CLI::App* setup_train(CLI::App& app, TrainOptions& options) {
                            "nn.Transformer's state_dict names plus src_embed.weight, tgt_embed.weight, "
                            "generator.weight and generator.bias (float32), and its attn_config"));
     add_heatmap_options(command, options);
+    command->add_option("--size", options.size,
+                        tr("class: the class-sized model above (the default); annotated: the Annotated Transformer's "
+                           "copy run, D 512, h 8, 2 + 2 layers, F 2048, batch 80, 20 steps per epoch, 20 epochs, warm-up "
+                           "400, lr factor 0.5, label smoothing 0, in float32 (an option given as well overrides its "
+                           "setting)"));
+    command->add_option("--precision", options.precision,
+                        tr("float32: the fast path's float32 model (attn::fast); float64: the lesson path, in double "
+                           "(default: float32 with --size annotated, float64 otherwise)"));
+    command->add_option("--threads", options.threads,
+                        tr("Threads: the float32 path's worker pool (default: the physical cores), or OpenBLAS's on "
+                           "the float64 path (default: OpenBLAS's own); a run is reproducible for a given seed and "
+                           "thread count"))
+        ->check(whole_number(1, 1024));
+    // --size's values fill the settings the command line left out, whatever the options' order.
+    command->parse_complete_callback([command, &options] {
+        apply_train_size(options, [command](const std::string& name) { return command->count(name) > 0; });
+    });
     command->footer(tr("The model is nn.Transformer with pre-norm layers, two embeddings scaled by sqrt(D) plus the\n"
                     "sinusoidal positions and a linear generator, over 11 symbols (0 the padding, 1 the start) and\n"
                     "sequences of 10. Each step: the decoder reads tgt[:, :-1] and is scored on tgt[:, 1:], the\n"
@@ -394,8 +411,8 @@ CLI::App* setup_progress(CLI::App& app, ProgressOptions&) {
 }
 
 CLI::App* setup_bench(CLI::App& app, BenchOptions& options) {
-    auto* command = app.add_subcommand("bench", tr("Time the float32 fast path (multi-head attention, encoder layer, decoding) on random inputs"));
-    command->add_option("module", options.module, tr("mha, encoder-layer or decode (listed below)"))->required();
+    auto* command = app.add_subcommand("bench", tr("Time the float32 fast path (multi-head attention, encoder layer, decoding, a training step) on random inputs"));
+    command->add_option("module", options.module, tr("mha, encoder-layer, decode or train (listed below)"))->required();
     // Sizes are only recorded when given, so that each module keeps its own default shape.
     auto size = [command](const char* flag, std::optional<long long>& field, const std::string& help) {
         command->add_option_function<long long>(flag, [&field](const long long& value) { field = value; }, help);

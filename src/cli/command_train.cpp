@@ -14,7 +14,14 @@
 // For a comparison with PyTorch, --init and --data give the initial weights and the batches
 // (every epoch then runs the file's batches), --save writes the trained model as a state_dict
 // archive PyTorch loads (tutor/train/copy_files.hpp), and --log writes each step's loss and learning
-// rate, all or nothing, after the run (tutor/train/copy_files.hpp).
+// rate; both are rewritten together, all or none, after every epoch and when a signal stops the run
+// (tutor/train/run_outputs.hpp).
+//
+// Two paths: the lesson path in double (the class-sized default, exact against PyTorch) and the
+// fast path's float32 model (attn/fast/seq2seq_training.hpp), the default of --size annotated, the
+// Annotated Transformer's own run; --precision chooses either for any size. --threads sets the
+// float32 path's worker pool, or OpenBLAS's threads on the double path: a run is reproducible for
+// a given seed and thread count.
 #include <chrono>
 #include <cstdio>
 #include <unistd.h>
@@ -26,6 +33,7 @@
 #include <vector>
 
 #include "attn/error.hpp"
+#include "attn/fast/threads.hpp"
 #include "attn/files.hpp"
 #include "attn/seq2seq_parameters.hpp"
 #include "cli/commands.hpp"
@@ -43,6 +51,7 @@ namespace attn::cli {
 
 using tutor::tr;
 using tutor::trf;
+using tutor::trn;
 
 namespace {
 
@@ -101,7 +110,31 @@ std::vector<InputPath> train_inputs(const TrainOptions& o) {
     return inputs;
 }
 
+bool uses_float32(const TrainOptions& o) { return o.precision.empty() ? o.size == "annotated" : o.precision == "float32"; }
+
+void check_path_options(const TrainOptions& o) {
+    if (o.size != "class" && o.size != "annotated") {
+        throw InputError(trf("train copy: unknown --size '{1}'; the sizes are class (the default) and annotated "
+                             "(the Annotated Transformer's copy run)",
+                             {o.size}));
+    }
+    if (!o.precision.empty() && o.precision != "float32" && o.precision != "float64") {
+        throw InputError(trf("train copy: unknown --precision '{1}'; the choices are float32 and float64", {o.precision}));
+    }
+}
+
+// The threads a run computes with: the float32 path's pool, or OpenBLAS's for the double path's dgemm.
+void use_threads(const TrainOptions& o) {
+    if (o.threads == 0) return;
+    if (uses_float32(o)) {
+        fast::set_threads(static_cast<int>(o.threads));
+    } else {
+        fast::set_blas_threads(static_cast<int>(o.threads));
+    }
+}
+
 void check_train_options(const TrainOptions& o) {
+    check_path_options(o);
     if (o.task != "copy") {
         throw InputError(trf("unknown task '{1}'; attn train knows: copy (the Annotated Transformer's copy task)", {o.task}));
     }
@@ -110,10 +143,28 @@ void check_train_options(const TrainOptions& o) {
                              "features, so h must divide D",
                              {std::to_string(o.d_model), std::to_string(o.heads)}));
     }
+    if (uses_float32(o) && o.dropout > 0.0) {
+        throw InputError(trf("train copy: --dropout {1} needs the float64 path: the float32 path (--precision float32, "
+                             "the default of --size annotated) has no dropout yet; add --precision float64 or leave "
+                             "--dropout out",
+                             {fixed(o.dropout, "%g")}));
+    }
     check_memory(o);
     tutor::check_heatmap_head(o.heatmap_head, o.heads);
     // An output that cannot be written is said before the training, not after it.
     check_output_files(train_outputs(o, "", ""), train_inputs(o));
+}
+
+// Which path computes the run, and on how many threads.
+std::string path_description(const TrainOptions& o) {
+    if (uses_float32(o)) {
+        const int threads = fast::threads();
+        return trn("float32 (the fast path, attn::fast), {1} thread", "float32 (the fast path, attn::fast), {1} threads",
+                   static_cast<unsigned long>(threads), {std::to_string(threads)});
+    }
+    return o.threads == 0 ? tr("float64 (the lesson path)")
+                          : trn("float64 (the lesson path), OpenBLAS on {1} thread",
+                                "float64 (the lesson path), OpenBLAS on {1} threads", o.threads, {std::to_string(o.threads)});
 }
 
 // Where the run's batches and evaluation sequences come from.
@@ -141,7 +192,7 @@ void print_cross_attention(const TrainOptions& o, const tutor::CopyTrainer& trai
     if (o.no_heatmaps) return;
     std::mt19937 pictured(o.seed + 2u);
     const tutor::CopyBatch sequence = tutor::copy_batch(pictured, 1, copy_length, copy_vocabulary);
-    const tutor::CopyAttention seen = tutor::copy_attention(trainer.weights, trainer.options, sequence.src);
+    const tutor::CopyAttention seen = tutor::copy_attention(tutor::current_weights(trainer), trainer.options, sequence.src);
     std::cout << (trained ? "\n" : "")
               << tutor::render_copy_heatmap(tutor::detect_terminal(), seen, o.heatmap_head, trained)
               << (trained ? "" : "\n") << std::flush;
@@ -152,7 +203,7 @@ void print_decodes(const tutor::CopyTrainer& trainer, std::mt19937& evaluation) 
     for (std::size_t i = 0; i < shown_decodes; ++i) {
         const tutor::CopyBatch sequence = tutor::copy_batch(evaluation, 1, copy_length, copy_vocabulary);
         const std::vector<std::int64_t> source(sequence.src.begin(), sequence.src.end());
-        const std::vector<std::int64_t> decoded = tutor::greedy_copy(trainer.weights, trainer.options, sequence.src);
+        const std::vector<std::int64_t> decoded = tutor::greedy_copy(trainer, sequence.src);
         std::cout << "  " << ids_text(source) << "  →  " << ids_text(decoded) << "  "
                   << (decoded == source ? "✓" : "✗") << "\n";
     }
@@ -181,8 +232,7 @@ std::optional<tutor::StopPoint> train_epochs(const TrainOptions& o, tutor::CopyT
             loss_sum += log.back().loss;
             progress.show({epoch, o.epochs, step + 1, inputs.steps, loss_sum / double(step + 1), seconds_since_start()});
         }
-        const double accuracy =
-            tutor::copy_accuracy(trainer.weights, trainer.options, inputs.evaluation, evaluated_sequences, copy_length);
+        const double accuracy = tutor::copy_accuracy(trainer, inputs.evaluation, evaluated_sequences, copy_length);
         const double seconds = seconds_since_start();
         progress.clear();
         outputs.write(trainer, log);  // before the line: once it is shown, the epoch's files are whole
@@ -197,6 +247,26 @@ std::optional<tutor::StopPoint> train_epochs(const TrainOptions& o, tutor::CopyT
 
 }  // namespace
 
+void apply_train_size(TrainOptions& o, const std::function<bool(const std::string&)>& given) {
+    if (o.size != "annotated") return;
+    // The Annotated Transformer's example_simple_model: make_model(V, V, N=2) (d_model 512, d_ff 2048,
+    // h 8), batches of 80, 20 per epoch, 20 epochs, Adam lr 0.5 × rate(factor 1, warmup 400) — our
+    // factor 0.5 —, LabelSmoothing(smoothing=0.0).
+    const auto set = [&given](const char* name, auto& setting, auto value) {
+        if (!given(name)) setting = value;
+    };
+    set("--d-model", o.d_model, std::size_t(512));
+    set("--heads", o.heads, std::size_t(8));
+    set("--layers", o.layers, std::size_t(2));
+    set("--d-ff", o.d_ff, std::size_t(2048));
+    set("--batch", o.batch, std::size_t(80));
+    set("--steps", o.steps, std::size_t(20));
+    set("--epochs", o.epochs, std::size_t(20));
+    set("--warmup", o.warmup, std::size_t(400));
+    set("--lr-factor", o.lr_factor, 0.5);
+    set("--label-smoothing", o.label_smoothing, 0.0);
+}
+
 int run_train(const GlobalOptions&, const TrainOptions& o) {
     check_train_options(o);
     // From here on Ctrl-C and SIGTERM stop the run between two steps, keeping what it learned.
@@ -209,6 +279,8 @@ int run_train(const GlobalOptions&, const TrainOptions& o) {
     settings.label_smoothing = o.label_smoothing;
     settings.dropout = o.dropout;
     settings.dropout_seed = o.seed + 2u;
+    settings.float32 = uses_float32(o);
+    use_threads(o);
     TrainingInputs inputs{std::mt19937(o.seed), std::mt19937(o.seed + 1u), {}, o.steps, o.batch};
     // Every input is read and checked before the first step: a bad file stops the run at once.
     Seq2SeqWeights initial = o.init.empty() ? tutor::initial_copy_weights(sizes, inputs.generator)
@@ -227,7 +299,7 @@ int run_train(const GlobalOptions&, const TrainOptions& o) {
                       std::to_string(o.d_ff), std::to_string(flatten_parameters(trainer.weights).size()),
                       std::to_string(inputs.batch), std::to_string(inputs.steps), std::to_string(o.warmup),
                       fixed(o.lr_factor, "%g"), fixed(o.label_smoothing, "%g"), std::to_string(o.seed)})
-              << "\n";
+              << "\n  " << path_description(o) << "\n";
     if (o.dropout > 0.0) {
         std::cout << "  " << trf("dropout {1} in training, masks from seed {2}; the accuracy and the decodes never drop",
                                  {fixed(o.dropout, "%g"), std::to_string(settings.dropout_seed)})
@@ -239,7 +311,7 @@ int run_train(const GlobalOptions&, const TrainOptions& o) {
     tutor::RunOutputs outputs(o.save, o.log, train_inputs(o));
     if (const auto stopped = train_epochs(o, trainer, inputs, log, outputs, stops)) return stop_run(*stopped, trainer, log, outputs);
     const double final_accuracy =
-        tutor::copy_accuracy(trainer.weights, trainer.options, inputs.evaluation, final_sequences, copy_length);
+        tutor::copy_accuracy(trainer, inputs.evaluation, final_sequences, copy_length);
     const tutor::StopPoint trained{stops.signal_number(), log.size(), o.epochs, inputs.steps, inputs.steps};
     if (stops.requested()) return stop_run(trained, trainer, log, outputs);  // asked for during the evaluation
     std::cout << "\n"

@@ -6,6 +6,7 @@
 //   0 success · 1 a check failed · 2 bad input (the message says what and where)
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -98,8 +99,14 @@ struct TrainOptions {
     std::string save;                 // --save FILE.npz: the trained model (state_dict names, attn_config), after the run
     bool no_heatmaps = false;         // --no-heatmaps: no cross-attention pictures before and after training
     std::optional<std::size_t> heatmap_head;  // --heatmap-head: one head's weights; empty: the heads' mean
+    std::string size = "class";       // class | annotated: the Annotated Transformer's own run (apply_train_size)
+    std::string precision;            // float32 | float64; empty: float32 with --size annotated, float64 otherwise
+    std::size_t threads = 0;          // the fast path's worker pool, or OpenBLAS's on the double path; 0: the default
 };
 int run_train(const GlobalOptions& global, const TrainOptions& options);
+/// --size annotated: every setting of the Annotated Transformer's copy run that the command line
+/// did not give (`given("--d-model")` true when it did) takes that run's value. Never throws.
+void apply_train_size(TrainOptions& options, const std::function<bool(const std::string&)>& given);
 
 struct ExerciseOptions {
     std::string exercise;      // number or slug
@@ -116,7 +123,7 @@ struct ProgressOptions {};
 int run_progress(const GlobalOptions& global, const ProgressOptions& options);
 
 struct BenchOptions {
-    std::string module;                                   // mha | encoder-layer | decode
+    std::string module;                                   // mha | encoder-layer | decode | train
     std::optional<long long> batch, seq, d_model, heads;  // absent: the module's default shape
     std::optional<long long> d_ff;                        // encoder-layer and decode
     std::optional<long long> layers, kv_heads, memory, tokens;  // decode only
@@ -138,6 +145,9 @@ std::string describe_bench_decode();
 int run_bench_backward(const BenchOptions& options);
 /// The --backward line of `attn bench --help`.
 std::string describe_bench_backward();
+/// `attn bench train` (command_bench_train.cpp), called by run_bench, and its lines of `attn bench --help`.
+int run_bench_train(const BenchOptions& options);
+std::string describe_bench_train();
 
 /// The text that `attn bench --help` adds after the options: the modules and their default shapes.
 std::string describe_bench_modules();

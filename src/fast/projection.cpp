@@ -13,10 +13,10 @@ namespace attn::fast::detail {
 namespace {
 
 // y (rows, out) = x (rows, in) · Wᵀ + beta · y, one single-threaded sgemm.
-void sgemm_rows(const float* x, std::size_t rows, std::size_t in, const Matrix& weight, float beta, float* y) {
-    const std::size_t out = weight.shape(0);
+void sgemm_rows(const float* x, std::size_t rows, std::size_t in, const float* weight, std::size_t out, float beta,
+                float* y) {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows), static_cast<int>(out),
-                static_cast<int>(in), 1.0f, x, static_cast<int>(in), weight.data(), static_cast<int>(in), beta, y,
+                static_cast<int>(in), 1.0f, x, static_cast<int>(in), weight, static_cast<int>(in), beta, y,
                 static_cast<int>(out));
 }
 
@@ -31,7 +31,11 @@ std::pair<std::size_t, std::size_t> block_of(std::size_t n, std::size_t part, st
 
 void project(const float* x, std::size_t rows, std::size_t in, const Matrix& weight, const float* bias, float* y,
              WorkerPool& pool) {
-    const std::size_t out = weight.shape(0);
+    project(x, rows, in, weight.data(), weight.shape(0), bias, y, pool);
+}
+
+void project(const float* x, std::size_t rows, std::size_t in, const float* weight, std::size_t out, const float* bias,
+             float* y, WorkerPool& pool) {
     // A part per thread, and none smaller than 64 rows: below that the split costs more than it saves.
     const std::size_t parts = std::max<std::size_t>(1, std::min(pool.size(), rows / 64));
     pool.run(parts, [&](std::size_t part, std::size_t) {
@@ -40,7 +44,7 @@ void project(const float* x, std::size_t rows, std::size_t in, const Matrix& wei
         if (bias != nullptr) {
             for (std::size_t r = begin; r < end; ++r) std::memcpy(y + r * out, bias, out * sizeof(float));
         }
-        sgemm_rows(x + begin * in, end - begin, in, weight, bias != nullptr ? 1.0f : 0.0f, y + begin * out);
+        sgemm_rows(x + begin * in, end - begin, in, weight, out, bias != nullptr ? 1.0f : 0.0f, y + begin * out);
     });
 }
 
@@ -89,7 +93,11 @@ void weight_gradient_rows(const float* x, const float* dy, std::size_t rows, std
 
 void project_backward(const float* x, const float* dy, std::size_t rows, std::size_t in, const Matrix& weight,
                       float* d_weight, float* d_bias, float* dx, WorkerPool& pool) {
-    const std::size_t out = weight.shape(0);
+    project_backward(x, dy, rows, in, weight.data(), weight.shape(0), d_weight, d_bias, dx, pool);
+}
+
+void project_backward(const float* x, const float* dy, std::size_t rows, std::size_t in, const float* weight,
+                      std::size_t out, float* d_weight, float* d_bias, float* dx, WorkerPool& pool) {
     const std::size_t weight_parts = std::max<std::size_t>(1, std::min(pool.size(), out / 64));
     const std::size_t input_parts = dx == nullptr ? 0 : std::max<std::size_t>(1, std::min(pool.size(), rows / 64));
     pool.run(weight_parts + input_parts, [&](std::size_t task, std::size_t) {
@@ -102,7 +110,7 @@ void project_backward(const float* x, const float* dy, std::size_t rows, std::si
         const auto [begin, end] = block_of(rows, task - weight_parts, input_parts);
         if (end <= begin) return;
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(end - begin), static_cast<int>(in),
-                    static_cast<int>(out), 1.0f, dy + begin * out, static_cast<int>(out), weight.data(),
+                    static_cast<int>(out), 1.0f, dy + begin * out, static_cast<int>(out), weight,
                     static_cast<int>(in), 0.0f, dx + begin * in, static_cast<int>(in));
     });
 }

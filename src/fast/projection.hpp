@@ -26,6 +26,9 @@ namespace attn::fast::detail {
 /// y (rows, out) = x (rows, in) · weightᵀ + bias; bias may be null (no bias).
 void project(const float* x, std::size_t rows, std::size_t in, const Matrix& weight, const float* bias, float* y,
              WorkerPool& pool);
+/// The same with the weight (out, in) given as a pointer into a larger buffer (the training path's flat parameters).
+void project(const float* x, std::size_t rows, std::size_t in, const float* weight, std::size_t out, const float* bias,
+             float* y, WorkerPool& pool);
 
 /// One product of project_together: y (rows, out) = x (rows, in) · weightᵀ + bias (bias may be null).
 struct Product {
@@ -48,6 +51,9 @@ void project_together(const std::vector<Product>& products, std::size_t rows, Wo
 /// `rows`), dx by rows, in one job. The bias sums are accumulated in double.
 void project_backward(const float* x, const float* dy, std::size_t rows, std::size_t in, const Matrix& weight,
                       float* d_weight, float* d_bias, float* dx, WorkerPool& pool);
+/// The same with the weight (out, in) given as a pointer.
+void project_backward(const float* x, const float* dy, std::size_t rows, std::size_t in, const float* weight,
+                      std::size_t out, float* d_weight, float* d_bias, float* dx, WorkerPool& pool);
 
 /// The data of an optional vector, or null when it is absent.
 inline const float* data_or_null(const std::optional<Vector>& v) { return v ? v->data() : nullptr; }

@@ -136,4 +136,14 @@ void set_threads(int threads) {
 
 int threads() { return static_cast<int>(detail::shared_pool()->size()); }
 
+void set_blas_threads(int threads) {
+    if (threads < 1 || threads > 1024) {
+        throw InputError("attn::fast::set_blas_threads: threads = " + std::to_string(threads) +
+                         " must be between 1 and 1024");
+    }
+#ifdef ATTN_HAVE_OPENBLAS
+    openblas_set_num_threads(threads);
+#endif
+}
+
 }  // namespace attn::fast

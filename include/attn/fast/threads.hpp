@@ -33,6 +33,11 @@ namespace attn::fast {
 /// Throws InputError when threads is below 1 or above 1024.
 void set_threads(int threads);
 
+/// OpenBLAS's own thread count, for the BLAS calls made outside the pool: the lesson path's dgemm
+/// (attn train copy --threads on the double path). A pool created afterwards sets it back to 1.
+/// Does nothing when the build's BLAS is not OpenBLAS. InputError outside 1 … 1024.
+void set_blas_threads(int threads);
+
 /// The pool's thread count. Before set_threads is called: the number of physical cores this
 /// process may run on (attn/fast/machine.hpp; hardware threads of one core count once).
 int threads();

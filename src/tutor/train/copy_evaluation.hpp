@@ -7,6 +7,10 @@
 // symbol at a time from the start symbol, taking the argmax each time (attn/generation.hpp, with
 // a KV cache). A sequence counts as copied when every one of its L − 1 generated symbols is right.
 //
+// A trainer on the float32 path decodes with its float32 model, many sequences at once (the
+// decoder rerun on the whole prefix at each symbol, no cache: at the Annotated Transformer's sizes
+// one batched pass costs less than a thousand one-sequence passes in double).
+//
 //   auto decoded = attn::tutor::greedy_copy(weights, options, src_row);   // (L) ids, starting with 1
 #pragma once
 
@@ -17,6 +21,7 @@
 
 #include "attn/embedding.hpp"
 #include "attn/seq2seq_transformer.hpp"
+#include "tutor/train/copy_training.hpp"
 
 namespace attn::tutor {
 
@@ -29,5 +34,9 @@ std::vector<std::int64_t> greedy_copy(const Seq2SeqWeights& weights, const Seq2S
 /// as copy_batch draws them) that greedy_copy copies exactly, in [0, 1].
 double copy_accuracy(const Seq2SeqWeights& weights, const Seq2SeqOptions& options, std::mt19937& generator,
                      std::size_t count, std::size_t length);
+
+/// The same on the trainer's model, on its path (the sequences drawn alike on both paths).
+std::vector<std::int64_t> greedy_copy(const CopyTrainer& trainer, const IdTensor& src);
+double copy_accuracy(const CopyTrainer& trainer, std::mt19937& generator, std::size_t count, std::size_t length);
 
 }  // namespace attn::tutor

@@ -6,6 +6,7 @@
 
 #include "attn/cross_entropy.hpp"
 #include "attn/error.hpp"
+#include "attn/fast/seq2seq_training.hpp"
 #include "attn/learning_rate.hpp"
 #include "attn/seq2seq_parameters.hpp"
 #include "attn/seq2seq_transformer_backward.hpp"
@@ -13,9 +14,32 @@
 
 namespace attn::tutor {
 
+namespace {
+
+fast::Seq2SeqTrainingOptions float32_options(const TrainingSettings& settings) {
+    fast::Seq2SeqTrainingOptions options;
+    options.heads = settings.heads;
+    options.warmup = settings.warmup;
+    options.lr_factor = settings.lr_factor;
+    options.label_smoothing = settings.label_smoothing;
+    options.padding_index = copy_padding;
+    options.dropout = settings.dropout;  // the float32 path refuses p > 0 (no dropout there yet)
+    return options;
+}
+
+}  // namespace
+
 CopyTrainer::CopyTrainer(Seq2SeqWeights initial, const TrainingSettings& settings)
     : weights(std::move(initial)), options(settings.heads), settings(settings), dropout_generator(settings.dropout_seed) {
     options.dropout = settings.dropout;
+    if (settings.float32) float32 = std::make_unique<fast::Seq2SeqTrainer>(weights, float32_options(settings));
+}
+
+CopyTrainer::~CopyTrainer() = default;
+CopyTrainer::CopyTrainer(CopyTrainer&&) noexcept = default;
+
+Seq2SeqWeights current_weights(const CopyTrainer& trainer) {
+    return trainer.float32 ? trainer.float32->weights() : trainer.weights;
 }
 
 TeacherForcing teacher_forcing(const IdTensor& tgt) {
@@ -36,6 +60,10 @@ TeacherForcing teacher_forcing(const IdTensor& tgt) {
 
 TrainingStepResult train_step(CopyTrainer& trainer, const CopyBatch& batch) {
     const TeacherForcing split = teacher_forcing(batch.tgt);
+    if (trainer.float32) {
+        const fast::Seq2SeqStepResult step = trainer.float32->train_step(batch.src, split.decoder_input, split.targets);
+        return {step.loss, step.learning_rate};
+    }
     // Training: the forward draws its dropout masks (none when settings.dropout is 0).
     const Seq2SeqStep forward =
         seq2seq_forward(batch.src, split.decoder_input, trainer.weights, trainer.options, &trainer.dropout_generator);

@@ -16,6 +16,11 @@
 //      at the rate of LambdaLR(rate): update k uses noam_learning_rate(k − 1, …), so updates 1 and 2
 //      both use rate(1) (attn/learning_rate.hpp).
 //
+// Two paths compute these steps: the lesson path in double (the default, exact against PyTorch),
+// or, with settings.float32, the fast path's float32 model (attn/fast/seq2seq_training.hpp), for
+// the Annotated Transformer's own sizes. On the float32 path trainer.weights stays the initial
+// model: current_weights(trainer) gives the trained one.
+//
 //   attn::tutor::CopyTrainer trainer(weights, settings);
 //   auto result = attn::tutor::train_step(trainer, batch);   // result.loss, result.learning_rate
 #pragma once
@@ -23,10 +28,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <random>
+#include <memory>
 
 #include "attn/adam.hpp"
 #include "attn/seq2seq_transformer.hpp"
 #include "tutor/train/copy_task.hpp"
+
+namespace attn::fast {
+class Seq2SeqTrainer;
+}
 
 namespace attn::tutor {
 
@@ -38,18 +48,25 @@ struct TrainingSettings {
     double label_smoothing = 0.0;  // ε of the loss
     double dropout = 0.0;          // p of every dropout in training, 0 ≤ p < 1 (never in evaluation)
     std::uint32_t dropout_seed = 0;  // the seed of the dropout masks' std::mt19937
+    bool float32 = false;          // the fast path's float32 model instead of the lesson path's double one
 };
 
 /// The model and the optimiser's memory: everything that changes from one step to the next.
 struct CopyTrainer {
     CopyTrainer(Seq2SeqWeights initial, const TrainingSettings& settings);
+    ~CopyTrainer();
+    CopyTrainer(CopyTrainer&&) noexcept;
 
-    Seq2SeqWeights weights;
+    Seq2SeqWeights weights;   // the double path's model (on the float32 path: the initial one)
     Seq2SeqOptions options;
     TrainingSettings settings;
-    AdamState adam;           // adam.step: the updates made so far
+    AdamState adam;           // adam.step: the updates made so far (double path)
     std::mt19937 dropout_generator;  // the dropout masks' draws, seeded with settings.dropout_seed
+    std::unique_ptr<fast::Seq2SeqTrainer> float32;  // the float32 path's model and Adam, when settings.float32
 };
+
+/// The model as trained so far, in double: trainer.weights, or the float32 model's parameters.
+Seq2SeqWeights current_weights(const CopyTrainer& trainer);
 
 /// What one step measured.
 struct TrainingStepResult {

@@ -17,7 +17,7 @@ void RunOutputs::write(const CopyTrainer& trainer, const std::vector<TrainingSte
     if ((save_.empty() && log_.empty()) || log.size() == written_steps_) return;
     std::vector<OutputFile> files;
     if (!log_.empty()) files.push_back({log_, training_log_json(log), "--log"});
-    if (!save_.empty()) files.push_back({save_, copy_checkpoint_npz(trainer.weights, trainer.options), "--save"});
+    if (!save_.empty()) files.push_back({save_, copy_checkpoint_npz(current_weights(trainer), trainer.options), "--save"});
     write_files_atomically(files, inputs_);
     written_steps_ = log.size();
 }

@@ -1,0 +1,32 @@
+// Adam over a flat float32 buffer (adam_update.hpp).
+#include "adam_update.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace attn::fast::detail {
+
+void adam_update(float* parameters, const float* gradients, float* first_moment, float* second_moment,
+                 std::size_t count, const AdamScalars& s, WorkerPool& pool) {
+    const double t = double(s.step);
+    const float step_size = static_cast<float>(s.learning_rate / (1.0 - std::pow(s.beta1, t)));
+    const float correction2 = static_cast<float>(std::sqrt(1.0 - std::pow(s.beta2, t)));
+    const float beta1 = static_cast<float>(s.beta1), beta2 = static_cast<float>(s.beta2);
+    const float keep1 = static_cast<float>(1.0 - s.beta1), keep2 = static_cast<float>(1.0 - s.beta2);
+    const float eps = static_cast<float>(s.eps);
+    // Blocks of 64 Ki values: enough of them for the workers to balance, few enough to cost nothing.
+    constexpr std::size_t block = 1 << 16;
+    pool.run((count + block - 1) / block, [&](std::size_t index, std::size_t) {
+        const std::size_t begin = index * block, end = std::min(count, begin + block);
+        for (std::size_t i = begin; i < end; ++i) {
+            const float g = gradients[i];
+            const float m = first_moment[i] * beta1 + g * keep1;
+            const float v = second_moment[i] * beta2 + g * g * keep2;
+            first_moment[i] = m;
+            second_moment[i] = v;
+            parameters[i] -= step_size * m / (std::sqrt(v) / correction2 + eps);
+        }
+    });
+}
+
+}  // namespace attn::fast::detail
