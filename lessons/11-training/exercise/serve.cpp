@@ -27,7 +27,8 @@ Matrix matrix_of(const std::vector<std::vector<double>>& rows) {
     for (const auto& row : rows) width = std::max(width, row.size());
     Matrix out = Matrix::from_shape({rows.size(), width});
     out.fill(NAN);
-    for (std::size_t r = 0; r < rows.size(); ++r) std::copy(rows[r].begin(), rows[r].end(), &out(r, 0));
+    for (std::size_t r = 0; r < rows.size(); ++r)
+        for (std::size_t c = 0; c < rows[r].size(); ++c) out(r, c) = rows[r][c];
     return out;
 }
 
