@@ -164,7 +164,9 @@ def main():
     parser.add_argument("lessons", nargs="*", type=pathlib.Path, help="lesson folders (default: all)")
     parser.add_argument("--check", action="store_true", help="only report out-of-date blocks; exit 1 if any")
     arguments = parser.parse_args()
-    torch.set_printoptions(profile="default")
+    # PyTorch's own print, wrapped at the documents' 76 columns rather than its default 80, so that
+    # a long row (a vocabulary of 11) stays inside an 80-column projector once indented.
+    torch.set_printoptions(profile="default", linewidth=76)
     folders = arguments.lessons or sorted(p for p in (ROOT / "lessons").iterdir() if (p / "README.md").exists())
     stale = []
     for folder in folders:
