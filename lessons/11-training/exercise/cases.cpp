@@ -1,7 +1,8 @@
-// Exercise 11's cases: exercise::teacher_forcing on sequences a reader can split by hand (one
-// padded), the shortest (L = 2) and seeded ones; exercise::smoothed_cross_entropy on rows worked
-// by hand (ε = 0 with a padding row, ε = 0.2), seeded rows with ε = 0.1 and ε = 0, and logits
-// near 1000; exercise::noam_rate on the Annotated Transformer's schedule and a small one, both
+// Exercise 11's cases: exercise::teacher_forcing on the lesson's sequence (the document's
+// values), sequences a reader can split by hand (one padded), the shortest (L = 2) and seeded
+// ones; exercise::smoothed_cross_entropy on the lesson's loss and label-smoothing examples (the
+// document's values), rows worked by hand (ε = 0 with a padding row, ε = 0.2), seeded rows with
+// ε = 0.1 and ε = 0, and logits near 1000; exercise::noam_rate on the Annotated Transformer's schedule and a small one, both
 // sides of the warm-up; exercise::adam_update from a fresh memory (by hand) and from a memory six
 // updates old; exercise::train on seeded quadratic losses through the warm-up, and one update.
 //
@@ -34,14 +35,20 @@ using mistakes::TrainingSlip;
 
 // ---- teacher forcing ----
 
-Case teacher_forcing_case(std::string name, const Matrix& tgt) {
+const std::vector<std::string> forcing_steps = {"decoder_input", "targets"};
+
+// `written`: the document's steps and values, for its worked example; otherwise every step,
+// expected from the library.
+Case teacher_forcing_case(std::string name, const Matrix& tgt, const StepSelection* written = nullptr) {
     IdTensor ids = IdTensor::from_shape(tgt.shape());
     std::copy(tgt.begin(), tgt.end(), ids.begin());
     const tutor::TeacherForcing right = tutor::teacher_forcing(ids);
     const Matrix decoder_input = xt::cast<double>(right.decoder_input), targets = xt::cast<double>(right.targets);
-    const StepSelection steps = all_steps({"decoder_input", "targets"}, {decoder_input, targets});
+    const StepSelection steps = written ? *written : all_steps(forcing_steps, {decoder_input, targets});
     Case c = make_case(std::move(name), "teacher_forcing", {{"tgt", tgt}}, steps, tight);
-    c.mistakes = [=] { return MistakeTable{{"targets_not_shifted", {decoder_input, mistakes::unshifted_targets(tgt)}}}; };
+    c.mistakes = [=] {
+        return MistakeTable{{"targets_not_shifted", steps.pick({decoder_input, mistakes::unshifted_targets(tgt)})}};
+    };
     return c;
 }
 
@@ -62,20 +69,38 @@ std::vector<DynamicTensor> loss_values(const mistakes::SmoothedLossSteps& s) {
     return {s.target_distribution, number(s.loss), s.grad_logits};
 }
 
-Case cross_entropy_case(std::string name, const Matrix& logits, const std::vector<std::int64_t>& targets, double smoothing) {
+const std::vector<std::string> loss_steps = {"target_distribution", "loss", "grad_logits"};
+
+Case cross_entropy_case(std::string name, const Matrix& logits, const std::vector<std::int64_t>& targets, double smoothing,
+                        const StepSelection* written = nullptr) {
     constexpr std::int64_t padding = 0;
     Vector ids = Vector::from_shape({targets.size()});
     std::copy(targets.begin(), targets.end(), ids.begin());
-    const StepSelection steps = all_steps({"target_distribution", "loss", "grad_logits"},
-                                          loss_values(mistakes::smoothed_loss_with(logits, targets, padding, smoothing, false)));
+    const StepSelection steps =
+        written ? *written
+                : all_steps(loss_steps, loss_values(mistakes::smoothed_loss_with(logits, targets, padding, smoothing, false)));
     Case c = make_case(std::move(name), "smoothed_cross_entropy",
                        {{"logits", logits}, {"targets", ids}, {"padding", number(padding)}, {"smoothing", number(smoothing)}},
                        steps, tight);
     c.mistakes = [=] {
         return MistakeTable{
-            {"smoothing_on_padding", loss_values(mistakes::smoothed_loss_with(logits, targets, padding, smoothing, true))}};
+            {"smoothing_on_padding",
+             steps.pick(loss_values(mistakes::smoothed_loss_with(logits, targets, padding, smoothing, true)))}};
     };
     return c;
+}
+
+// The document's loss example `example` (padding 0; ε from its label_smoothing input, 0 without
+// one), compared with the steps it writes.
+Case document_loss_case(const tutor::LessonDocument& document, std::string name, const std::string& example) {
+    const auto inputs = document.inputs(example);
+    const Matrix logits = inputs.at("logits");
+    std::vector<std::int64_t> targets;
+    for (const double id : inputs.at("targets")) targets.push_back(std::int64_t(std::lround(id)));
+    const double smoothing = inputs.count("label_smoothing") ? inputs.at("label_smoothing")(0) : 0.0;
+    const std::vector<std::string> written_names = {smoothing > 0 ? "target_distribution" : "", "loss", "grad_logits"};
+    const StepSelection steps = document_steps(document, example, loss_steps, written_names);
+    return cross_entropy_case(std::move(name), logits, targets, smoothing, &steps);
 }
 
 Case seeded_cross_entropy_case(std::string name, unsigned seed, std::size_t V, const std::vector<std::int64_t>& targets,
@@ -203,19 +228,28 @@ std::vector<KnownMistake> known_mistakes() {
     };
 }
 
-Exercise define(const std::string&) {
+Exercise define(const std::string& source) {
     Exercise e;
     e.number = ATTN_LESSON_NUMBER;
     e.title = tutor::tr("the training step's pieces: teacher forcing, the smoothed loss, Adam and its schedule");
     e.practised = "teacher_forcing, smoothed_cross_entropy, noam_rate, adam_update and train";
     e.mistakes = known_mistakes();
     const double log2 = std::log(2.0);
+    const auto document = tutor::read_lesson_document(source + "/lessons/" ATTN_LESSON_FOLDER "/README.md");
+    const StepSelection forcing_written = document_steps(document, "forcing", forcing_steps, forcing_steps);
     e.cases = {
+        teacher_forcing_case(tutor::tr("the lesson's teacher forcing (expected values from the lesson document)"),
+                             document.inputs("forcing").at("tgt"), &forcing_written),
         teacher_forcing_case(tutor::tr("teacher forcing by hand: tgt = [1, 4, 7, 2, 9] and [1, 3, 5, 0, 0] (padded)"),
                              Matrix{{1, 4, 7, 2, 9}, {1, 3, 5, 0, 0}}),
         teacher_forcing_case(tutor::tr("teacher forcing, the shortest sequence: tgt = [1, 6]"), Matrix{{1, 6}}),
         teacher_forcing_case(tutor::tr("teacher forcing, 4 seeded sequences of 7 symbols, two of them padded"),
                              seeded_sequences(41, 4, 7, 11, {0, 2, 0, 4})),
+        document_loss_case(document, tutor::tr("the lesson's loss of three positions, one of them padding, ε = 0 (the "
+                                               "document's values)"),
+                           "loss"),
+        document_loss_case(document, tutor::tr("the lesson's label smoothing, ε = 0.4 over V = 6 (the document's values)"),
+                           "smoothing"),
         cross_entropy_case(tutor::tr("the loss by hand, ε = 0: logits [0, 0, ln 2, 0] (p = [1/5, 1/5, 2/5, 1/5]) with "
                                      "target 2, loss ln(5/2); a second row whose target is padding is not counted"),
                            Matrix{{0, 0, log2, 0}, {5, 1, 2, 3}}, {2, 0}, 0.0),
