@@ -342,6 +342,19 @@ TEST_CASE("sandbox - each of lesson 10's mistakes made by independent code is na
     expect_each_named(10, traps);
 }
 
+// Every mistake exercise 11 names, made by a second, independent implementation
+// (tests/data/exercises/independent/training.cpp with one PLANTED_ macro).
+TEST_CASE("sandbox - each of lesson 11's mistakes made by independent code is named", "[exercises][sandbox][lesson11][slow]") {
+    const std::pair<const char*, const char*> traps[] = {
+        {"planted/targets_not_shifted.cpp", "your targets are the decoder's own input"},
+        {"planted/smoothing_on_padding.cpp", "your label smoothing gives the padding class a share"},
+        {"planted/warmup_branch_inverted.cpp", "your schedule takes the larger of its two branches"},
+        {"planted/bias_correction_missing.cpp", "your Adam update leaves out the bias correction"},
+        {"planted/gradients_not_zeroed.cpp", "your training loop never clears its gradient buffer"},
+    };
+    expect_each_named(11, traps);
+}
+
 ATTN_PER_LESSON_TEST("a correct implementation passes its exercise through attn exercise", "[exercises][sandbox][slow]",
                      correct_implementation_passes, attn::testing::with_exercise)
 
