@@ -145,3 +145,32 @@ TEST_CASE("neighbouring weights get different greys, half by place and half by r
                          Catch::Contains("\033[48;5;245;30m 0.3449 \033[0m"));
     CHECK_THAT(text, Catch::Contains("\033[48;5;232;97m 0.0000 \033[0m") && Catch::Contains("\033[48;5;255;30m 1.0000 \033[0m"));
 }
+
+TEST_CASE("ten keys of weights fit 80 columns: the numbers drop their leading zero, never a digit", "[heatmap]") {
+    // The copy task's picture: 10 source symbols, rows labelled "read→wrote" (attn train copy).
+    attn::Matrix weights = xt::zeros<double>({9, 10});
+    for (std::size_t r = 0; r < 9; ++r) {
+        for (std::size_t c = 0; c < 10; ++c) weights(r, c) = (r == c ? 0.5 : 0.5 / 9.0) + 1e-4 * double(c);
+    }
+    const std::vector<std::string> rows = {"1→6", "6→0", "0→5", "5→5", "5→0", "0→5", "5→0", "0→5", "5→0"};
+    const std::vector<std::string> columns = {"1", "2", "1", "10", "6", "10", "5", "5", "5", "4"};
+    Terminal colour;
+    colour.colour = true;
+    for (const Terminal& terminal : {Terminal{}, colour}) {
+        const std::string text = render_heatmap(terminal, weights, rows, columns);
+        std::size_t widest = 0;
+        for (std::size_t start = 0, end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
+            widest = std::max(widest, visible_width(text.substr(start, end - start)));
+        }
+        INFO(text);
+        CHECK(widest <= 80);
+        CHECK_THAT(text, Catch::Contains(".5000") && Catch::Contains(".0556"));  // 0.5 and 0.5/9, four decimals kept
+        CHECK_THAT(text, !Catch::Contains(" 0.5000") && !Catch::Contains("▒0.5000"));
+    }
+    // Five keys fit as they are: the leading zero stays.
+    attn::Matrix few = xt::zeros<double>({5, 5});
+    for (std::size_t r = 0; r < 5; ++r) {
+        for (std::size_t c = 0; c < 5; ++c) few(r, c) = weights(r, c);
+    }
+    CHECK_THAT(render_heatmap(Terminal{}, few), Catch::Contains("0.5000"));
+}

@@ -58,7 +58,7 @@ Scale scale_for(const double* data, std::size_t count) {
     return scale;
 }
 
-std::string shaded(const Terminal& terminal, double shade, const std::string& text) {
+std::string shaded(const Terminal& terminal, double shade, const std::string& text, bool tight = false) {
     if (!terminal.colour) {
         static const char* const blocks[] = {" ", "░", "▒", "▓", "█"};
         const int level = std::min(4, static_cast<int>(std::lround(shade * 4.0)));
@@ -70,7 +70,7 @@ std::string shaded(const Terminal& terminal, double shade, const std::string& te
     const int step = std::min(23, static_cast<int>(std::lround(shade * 23.0)));
     const int background = terminal.light ? 255 - step : 232 + step;
     const char* foreground = background >= 244 ? "30" : "97";
-    return "\033[48;5;" + std::to_string(background) + ";" + foreground + "m " + text + " \033[0m";
+    return "\033[48;5;" + std::to_string(background) + ";" + foreground + "m " + text + (tight ? "" : " ") + "\033[0m";
 }
 
 // "min  0.0009 ▒0.5000 █0.9991 max": which shade stands for which value, shown on values of the
@@ -124,7 +124,7 @@ std::string grid(const Terminal& terminal, const double* data, std::size_t rows,
     }
     std::size_t cell_width = number_width;
     for (const auto& label : column_labels) cell_width = std::max(cell_width, visible_width(label));
-    const std::size_t padding = terminal.colour ? 2 : 1;
+    std::size_t padding = terminal.colour ? 2 : 1;
     // One long token ("caminando") would widen every column: when the grid no longer fits the
     // terminal, columns keep the width of their numbers and the labels are shortened instead.
     if (2 + label_width + columns * (1 + cell_width + padding) > terminal.width) {
@@ -137,6 +137,21 @@ std::string grid(const Terminal& terminal, const double* data, std::size_t rows,
             label_width = std::max(label_width, visible_width(label));
         }
     }
+    // Still too wide (ten keys of weights make 85 columns): the numbers drop their leading zero
+    // (0.0909 → .0909, every digit kept) and a coloured cell its right margin, so a 10 × 10 grid of
+    // weights fits 80 columns in either mode.
+    const bool tight = 2 + label_width + columns * (1 + cell_width + padding) > terminal.width;
+    if (tight) {
+        number_width = 0;
+        for (auto& cell : cells) {
+            if (cell.rfind("0.", 0) == 0) cell.erase(0, 1);
+            if (cell.rfind("-0.", 0) == 0) cell.erase(1, 1);
+            number_width = std::max(number_width, cell.size());
+        }
+        cell_width = number_width;
+        if (terminal.colour) padding = 1;
+        for (auto& label : column_labels) label = shorten_label(label, cell_width + padding);
+    }
     const std::size_t shaded_width = cell_width + padding;
 
     std::string out = "  " + std::string(label_width, ' ');
@@ -146,7 +161,7 @@ std::string grid(const Terminal& terminal, const double* data, std::size_t rows,
         out += "  " + pad_left(row_labels[r], label_width);
         for (std::size_t c = 0; c < columns; ++c) {
             const double value = data[r * columns + c];
-            out += " " + shaded(terminal, scale(value), pad_left(cells[r * columns + c], cell_width));
+            out += " " + shaded(terminal, scale(value), pad_left(cells[r * columns + c], cell_width), tight);
         }
         out += "\n";
     }
