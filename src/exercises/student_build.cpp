@@ -144,12 +144,13 @@ std::string included_outside(const BuildPlace& place, const std::string& object,
 // What CMake wrote about an exercise's target (<build>/exercises/exercise_NN.build).
 struct TargetFiles {
     std::string program, object, wrapper, headers;
+    std::string precompiled;  // the folder of the students' precompiled header; "" in older builds
 };
 
 TargetFiles target_files(const fs::path& folder, const std::string& target, int number) {
     const auto description = read_build_description((folder / (target + ".build")).string(), number);
     auto value = [&description](const char* key) { return description.count(key) ? description.at(key) : std::string(); };
-    const TargetFiles files{value("program"), value("object"), value("wrapper"), value("headers")};
+    const TargetFiles files{value("program"), value("object"), value("wrapper"), value("headers"), value("precompiled")};
     if (files.program.empty() || files.object.empty() || files.wrapper.empty() || files.headers.empty()) {
         throw InputError((folder / (target + ".build")).string() + " is incomplete: configure the build folder again");
     }
@@ -349,7 +350,9 @@ StudentBuild build_student_program(const BuildPlace& place, const Exercise& exer
         build.messages = built.timed_out ? "the build did not finish within 10 minutes\n" : messages;
         return build;
     }
-    const std::string outside = included_outside(place, files.object, {files.wrapper, files.headers});
+    std::vector<std::string> allowed{files.wrapper, files.headers};
+    if (!files.precompiled.empty()) allowed.push_back(files.precompiled);
+    const std::string outside = included_outside(place, files.object, allowed);
     if (!outside.empty()) {
         build.status = StudentBuild::Status::refused;
         build.messages = "Your file includes " + outside + ", which exercise " + std::to_string(exercise.number) +
