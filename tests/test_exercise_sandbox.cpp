@@ -414,7 +414,7 @@ bool remove_written_by_student() {
     bool any = false;
     const char* home = std::getenv("HOME");
     for (const std::string& path : {std::string(ATTN_BUILD_PATH "/exercises/.written-by-student"),
-                                    std::string(ATTN_BUILD_PATH "/.written-by-student"),
+                                    std::string(ATTN_BUILD_PATH "/../.written-by-student"),
                                     std::string(home ? home : "/nonexistent") + "/.written-by-student"}) {
         any = ::unlink(path.c_str()) == 0 || any;
     }
