@@ -155,6 +155,45 @@ TEST_CASE("the fast backward agrees with the lesson path's in every form, tile a
     }
 }
 
+// A training loop keeps one result, one gradient and one workspace from call to call: each call
+// must overwrite every value the one before left, whatever the shapes and projections were.
+TEST_CASE("the fast backward into kept buffers agrees with the lesson path's after any earlier call", "[fast_backward]") {
+    attn::testing::ThreadsGuard threads;
+    std::mt19937 generator(31);
+    const std::size_t B = 3, D = 16, h = 2;
+    attn::fast::AttentionTrainingResult forward;
+    attn::fast::AttentionGradients got;
+    attn::fast::AttentionTrainingWorkspace workspace;
+    struct Call {
+        std::size_t T, S;
+        Projections projections;
+        bool padding, causal;
+    };
+    const Call calls[] = {{9, 10, Projections::all, true, false},    {10, 10, Projections::no_bias, false, true},
+                          {9, 10, Projections::no_output_projection, false, false},
+                          {9, 10, Projections::all, false, true},    {12, 7, Projections::all, true, false}};
+    for (const int thread_count : {1, 2}) {
+        attn::fast::set_threads(thread_count);
+        for (const Call& call : calls) {
+            INFO("T " << call.T << " S " << call.S << " projections " << int(call.projections) << " padding "
+                      << call.padding << " causal " << call.causal << " threads " << thread_count);
+            Inputs in = random_inputs(generator, B, call.T, call.S, D, call.projections, call.T == call.S);
+            in.mask = call.padding ? std::optional<attn::fast::Matrix>(padding_mask(B, call.S)) : std::nullopt;
+            in.causal = call.causal;
+            const auto options = fast_options(in, h, 4, 4);
+            attn::fast::multi_head_attention_for_training(in.query, in.key, in.value, in.parameters, options, forward,
+                                                          workspace);
+            const auto fresh = attn::fast::multi_head_attention_for_training(in.query, in.key, in.value, in.parameters,
+                                                                             options);
+            CHECK_TENSOR_CLOSE(fresh.output, forward.output, 0.0, 0.0);
+            CHECK_TENSOR_CLOSE(fresh.log_sum_exp, forward.log_sum_exp, 0.0, 0.0);
+            attn::fast::multi_head_attention_backward(in.query, in.key, in.value, in.parameters, options, forward,
+                                                      in.grad_output, got, workspace);
+            check_gradients(expected_gradients(in, h), got, in.parameters);
+        }
+    }
+}
+
 TEST_CASE("the fast backward agrees with the lesson path's with every instruction set", "[fast_backward]") {
     attn::testing::ThreadsGuard threads;
     attn::testing::SimdGuard simd_guard;

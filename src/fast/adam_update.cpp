@@ -18,13 +18,20 @@ void adam_update(float* parameters, const float* gradients, float* first_moment,
     constexpr std::size_t block = 1 << 16;
     pool.run((count + block - 1) / block, [&](std::size_t index, std::size_t) {
         const std::size_t begin = index * block, end = std::min(count, begin + block);
-        for (std::size_t i = begin; i < end; ++i) {
-            const float g = gradients[i];
-            const float m = first_moment[i] * beta1 + g * keep1;
-            const float v = second_moment[i] * beta2 + g * g * keep2;
-            first_moment[i] = m;
-            second_moment[i] = v;
-            parameters[i] -= step_size * m / (std::sqrt(v) / correction2 + eps);
+        // Four distinct buffers, said so (with the scalars in locals) so that the loop is vectorised.
+        float* __restrict theta = parameters + begin;
+        const float* __restrict grad = gradients + begin;
+        float* __restrict first = first_moment + begin;
+        float* __restrict second = second_moment + begin;
+        const float b1 = beta1, b2 = beta2, k1 = keep1, k2 = keep2, size = step_size, c2 = correction2, e = eps;
+#pragma omp simd
+        for (std::size_t i = 0; i < end - begin; ++i) {
+            const float g = grad[i];
+            const float m = first[i] * b1 + g * k1;
+            const float v = second[i] * b2 + g * g * k2;
+            first[i] = m;
+            second[i] = v;
+            theta[i] -= size * m / (std::sqrt(v) / c2 + e);
         }
     });
 }

@@ -38,13 +38,17 @@ void refuse_rope(const std::string& function, const AttentionOptions& options) {
     }
 }
 
-// A workspace vector moved into a tensor of `shape`, the vector freed at once (so that the two
-// copies of one tensor are all that exist together).
-Tensor3 tensor_from(std::vector<float>& values, std::array<std::size_t, 3> shape) {
-    Tensor3 tensor = Tensor3::from_shape(shape);
+// `tensor` with `shape`, its storage kept when it already has that shape (its values are then stale).
+void ensure_shape(Tensor3& tensor, std::array<std::size_t, 3> shape) {
+    if (tensor.shape(0) != shape[0] || tensor.shape(1) != shape[1] || tensor.shape(2) != shape[2]) {
+        tensor = Tensor3::from_shape(shape);
+    }
+}
+
+// values (a workspace vector of shape's size) copied into `tensor`.
+void store(const std::vector<float>& values, std::array<std::size_t, 3> shape, Tensor3& tensor) {
+    ensure_shape(tensor, shape);
     std::copy(values.begin(), values.end(), tensor.data());
-    std::vector<float>().swap(values);
-    return tensor;
 }
 
 // The forward's tensors and grad_output against the arguments' shapes.
@@ -63,26 +67,36 @@ void check_backward_shapes(const std::string& function, const Tensor3& query, co
                             {"forward.log_sum_exp", forward.log_sum_exp, "B," + heads + ",T"}});
 }
 
-// An empty gradient of the parameters' shapes: w_q … (D, D), each bias and w_o, b_o when present.
-AttentionParameters gradient_shapes(const AttentionParameters& p, std::size_t D) {
-    AttentionParameters g;
-    g.w_q = g.w_k = g.w_v = Matrix::from_shape({D, D});
-    if (p.b_q) g.b_q = Vector::from_shape({D});
-    if (p.b_k) g.b_k = Vector::from_shape({D});
-    if (p.b_v) g.b_v = Vector::from_shape({D});
-    if (p.w_o) g.w_o = Matrix::from_shape({D, D});
-    if (p.b_o) g.b_o = Vector::from_shape({D});
+// `g` shaped as the parameters' gradient: w_q … (D, D), each bias and w_o, b_o exactly when present;
+// its storage kept where it already fits (every value is overwritten by the backward).
+void ensure_gradient_shapes(const AttentionParameters& p, std::size_t D, AttentionParameters& g) {
+    auto matrix = [D](Matrix& m) {
+        if (m.shape(0) != D || m.shape(1) != D) m = Matrix::from_shape({D, D});
+    };
+    auto vector = [D](const std::optional<Vector>& present, std::optional<Vector>& v) {
+        if (!present) {
+            v.reset();
+        } else if (!v || v->shape(0) != D) {
+            v = Vector::from_shape({D});
+        }
+    };
+    matrix(g.w_q), matrix(g.w_k), matrix(g.w_v);
+    vector(p.b_q, g.b_q), vector(p.b_k, g.b_k), vector(p.b_v, g.b_v), vector(p.b_o, g.b_o);
+    if (p.w_o) {
+        if (!g.w_o || g.w_o->shape(0) != D || g.w_o->shape(1) != D) g.w_o = Matrix::from_shape({D, D});
+    } else {
+        g.w_o.reset();
+    }
     g.no_output_projection = p.no_output_projection;
-    return g;
 }
 
 float* data_or_null(std::optional<Vector>& v) { return v ? v->data() : nullptr; }
 
 }  // namespace
 
-AttentionTrainingResult multi_head_attention_for_training(const Tensor3& query, const Tensor3& key, const Tensor3& value,
-                                                          const AttentionParameters& parameters,
-                                                          const AttentionOptions& options) {
+void multi_head_attention_for_training(const Tensor3& query, const Tensor3& key, const Tensor3& value,
+                                       const AttentionParameters& parameters, const AttentionOptions& options,
+                                       AttentionTrainingResult& result, AttentionTrainingWorkspace& workspace) {
     // Shapes: query (B, T, D) · key, value (B, S, D) → output, q, context (B, T, D) · k, v (B, S, D) ·
     //         log_sum_exp (B, h, T)
     const std::string function = "fast::multi_head_attention_for_training";
@@ -92,32 +106,41 @@ AttentionTrainingResult multi_head_attention_for_training(const Tensor3& query, 
     const std::size_t h = options.heads;
     const std::shared_ptr<detail::WorkerPool> pool = detail::shared_pool();
 
-    AttentionTrainingResult result;
-    result.context = Tensor3::from_shape({B, T, D});
-    result.log_sum_exp = Tensor3::from_shape({B, h, T});
-    AttentionWorkspace workspace;
+    result.work = AttentionWork{};
+    ensure_shape(result.context, {B, T, D});
+    ensure_shape(result.log_sum_exp, {B, h, T});
+    AttentionWorkspace& ws = workspace.forward;
     detail::AttendArguments attend{function,         query.data(),          key.data(),     value.data(),
                                    {B, T, S, D, h},  parameters,            options.attention_mask,
                                    options.causal,   options.query_tile,    options.key_tile};
     attend.log_sum_exp = result.log_sum_exp.data();
-    detail::project_and_attend(attend, nullptr, result.context.data(), workspace, *pool, result.work);
-    result.q = tensor_from(workspace.q, {B, T, D});
-    result.k = tensor_from(workspace.k, {B, S, D});
-    result.v = tensor_from(workspace.v, {B, S, D});
+    detail::project_and_attend(attend, nullptr, result.context.data(), ws, *pool, result.work);
+    store(ws.q, {B, T, D}, result.q);
+    store(ws.k, {B, S, D}, result.k);
+    store(ws.v, {B, S, D}, result.v);
 
     if (parameters.w_o) {
-        result.output = Tensor3::from_shape({B, T, D});
+        ensure_shape(result.output, {B, T, D});
     } else {
         result.output = result.context;  // no output projection: the context is the output
     }
     detail::project_output(function, attend.shape, parameters, result.context.data(), result.output.data(), *pool,
                            result.work);
+}
+
+AttentionTrainingResult multi_head_attention_for_training(const Tensor3& query, const Tensor3& key, const Tensor3& value,
+                                                          const AttentionParameters& parameters,
+                                                          const AttentionOptions& options) {
+    AttentionTrainingResult result;
+    AttentionTrainingWorkspace workspace;
+    multi_head_attention_for_training(query, key, value, parameters, options, result, workspace);
     return result;
 }
 
-AttentionGradients multi_head_attention_backward(const Tensor3& query, const Tensor3& key, const Tensor3& value,
-                                                 const AttentionParameters& parameters, const AttentionOptions& options,
-                                                 const AttentionTrainingResult& forward, const Tensor3& grad_output) {
+void multi_head_attention_backward(const Tensor3& query, const Tensor3& key, const Tensor3& value,
+                                   const AttentionParameters& parameters, const AttentionOptions& options,
+                                   const AttentionTrainingResult& forward, const Tensor3& grad_output,
+                                   AttentionGradients& grad, AttentionTrainingWorkspace& ws) {
     const std::string function = "fast::multi_head_attention_backward";
     detail::check_attention_arguments(function, query, key, value, parameters, options);
     refuse_rope(function, options);
@@ -128,47 +151,57 @@ AttentionGradients multi_head_attention_backward(const Tensor3& query, const Ten
     detail::require_finite(function, "grad_output", {B, T, D}, grad_output.data(),
                            "the upstream gradient ∂loss/∂output must be finite", *pool);
 
-    AttentionGradients grad;
-    grad.parameters = gradient_shapes(parameters, D);
+    grad.work = AttentionWork{};
+    ensure_gradient_shapes(parameters, D, grad.parameters);
     // 1. The output projection: dcontext = doutput W_o (or doutput itself without W_o).
     auto start = std::chrono::steady_clock::now();
-    std::vector<float> d_context;
     const float* dO = grad_output.data();
     if (parameters.w_o) {
-        d_context.resize(B * T * D);
+        ws.d_context.resize(B * T * D);
         detail::project_backward(forward.context.data(), grad_output.data(), B * T, D, *parameters.w_o,
-                                 grad.parameters.w_o->data(), data_or_null(grad.parameters.b_o), d_context.data(), *pool);
-        dO = d_context.data();
+                                 grad.parameters.w_o->data(), data_or_null(grad.parameters.b_o), ws.d_context.data(),
+                                 *pool);
+        dO = ws.d_context.data();
         grad.work.output_flops += 2 * 2.0 * double(B) * double(T) * double(D) * double(D);
     }
     grad.work.output_seconds = seconds_since(start);
 
-    // 2. The heads: dq, dk, dv of the projections.
+    // 2. The heads: dq, dk, dv of the projections (each head's task zeroes its columns first).
     start = std::chrono::steady_clock::now();
-    std::vector<float> keep;
-    if (options.attention_mask) keep.assign(options.attention_mask->begin(), options.attention_mask->end());
-    std::vector<float> dq(B * T * D), dk(B * S * D), dv(B * S * D), scratch;
-    const detail::BackwardInputs in{forward.q.data(), forward.k.data(), forward.v.data(), forward.context.data(), dO,
-                                    forward.log_sum_exp.data(), keep.empty() ? nullptr : keep.data(), options.causal};
-    detail::tiled_attention_backward(shape, in, {dq.data(), dk.data(), dv.data()}, options.query_tile, options.key_tile,
-                                     scratch, *pool, grad.work);
-    std::vector<float>().swap(d_context);
+    ws.keep.clear();
+    if (options.attention_mask) ws.keep.assign(options.attention_mask->begin(), options.attention_mask->end());
+    ws.dq.resize(B * T * D);
+    ws.dk.resize(B * S * D);
+    ws.dv.resize(B * S * D);
+    const detail::BackwardInputs in{forward.q.data(),       forward.k.data(), forward.v.data(),
+                                    forward.context.data(), dO,               forward.log_sum_exp.data(),
+                                    ws.keep.empty() ? nullptr : ws.keep.data(), options.causal};
+    detail::tiled_attention_backward(shape, in, {ws.dq.data(), ws.dk.data(), ws.dv.data()}, options.query_tile,
+                                     options.key_tile, ws.scratch, *pool, grad.work);
     grad.work.attention_seconds = seconds_since(start);
 
     // 3. The Q, K and V projections.
     start = std::chrono::steady_clock::now();
-    grad.query = Tensor3::from_shape({B, T, D});
-    grad.key = Tensor3::from_shape({B, S, D});
-    grad.value = Tensor3::from_shape({B, S, D});
+    ensure_shape(grad.query, {B, T, D});
+    ensure_shape(grad.key, {B, S, D});
+    ensure_shape(grad.value, {B, S, D});
     AttentionParameters& g = grad.parameters;
-    detail::project_backward(query.data(), dq.data(), B * T, D, parameters.w_q, g.w_q.data(), data_or_null(g.b_q),
+    detail::project_backward(query.data(), ws.dq.data(), B * T, D, parameters.w_q, g.w_q.data(), data_or_null(g.b_q),
                              grad.query.data(), *pool);
-    detail::project_backward(key.data(), dk.data(), B * S, D, parameters.w_k, g.w_k.data(), data_or_null(g.b_k),
+    detail::project_backward(key.data(), ws.dk.data(), B * S, D, parameters.w_k, g.w_k.data(), data_or_null(g.b_k),
                              grad.key.data(), *pool);
-    detail::project_backward(value.data(), dv.data(), B * S, D, parameters.w_v, g.w_v.data(), data_or_null(g.b_v),
+    detail::project_backward(value.data(), ws.dv.data(), B * S, D, parameters.w_v, g.w_v.data(), data_or_null(g.b_v),
                              grad.value.data(), *pool);
     grad.work.projection_flops += 2 * 2.0 * double(B) * double(T + 2 * S) * double(D) * double(D);
     grad.work.projection_seconds = seconds_since(start);
+}
+
+AttentionGradients multi_head_attention_backward(const Tensor3& query, const Tensor3& key, const Tensor3& value,
+                                                 const AttentionParameters& parameters, const AttentionOptions& options,
+                                                 const AttentionTrainingResult& forward, const Tensor3& grad_output) {
+    AttentionGradients grad;
+    AttentionTrainingWorkspace workspace;
+    multi_head_attention_backward(query, key, value, parameters, options, forward, grad_output, grad, workspace);
     return grad;
 }
 

@@ -46,9 +46,10 @@ void feed_forward_backward(const std::vector<float>& p, const LinearSlot& linear
     work.grad_normed.resize(rows * D);
     project_backward(hidden.data(), work.grad_stream.data(), rows, F, p.data() + linear2.weight, D,
                      grads + linear2.weight, grads + linear2.bias, work.grad_hidden.data(), pool);
-    for (std::size_t i = 0; i < work.grad_hidden.size(); ++i) {
-        if (!(hidden[i] > 0.0f)) work.grad_hidden[i] = 0.0f;  // ReLU's derivative, 0 at 0 as PyTorch's
-    }
+    // ReLU's derivative, 0 at 0 as PyTorch's; a select, not a branch (half the values take each way).
+    float* d_hidden = work.grad_hidden.data();
+    const float* h = hidden.data();
+    for (std::size_t i = 0; i < work.grad_hidden.size(); ++i) d_hidden[i] = h[i] > 0.0f ? d_hidden[i] : 0.0f;
     project_backward(norm.output.data(), work.grad_hidden.data(), rows, D, p.data() + linear1.weight, F,
                      grads + linear1.weight, grads + linear1.bias, work.grad_normed.data(), pool);
     norm_backward(p, norm_slot, x, norm, work.grad_normed.data(), work.grad_stream, grads, pool);
@@ -58,10 +59,9 @@ void feed_forward_backward(const std::vector<float>& p, const LinearSlot& linear
 void self_attention_backward(const std::vector<float>& p, const AttentionSlot& slot, const NormSlot& norm_slot,
                              const AttentionParameters& parameters, const AttentionOptions& options,
                              const Tensor3& x, const NormCache& norm, const AttentionTrainingResult& forward,
-                             ModelWork& work, float* grads, WorkerPool& pool) {
+                             AttentionGradients& g, ModelWork& work, float* grads, WorkerPool& pool) {
     const Tensor3& n = norm.output;
-    const AttentionGradients g =
-        multi_head_attention_backward(n, n, n, parameters, options, forward, work.grad_stream);
+    multi_head_attention_backward(n, n, n, parameters, options, forward, work.grad_stream, g, work.attention_workspace);
     store_attention_gradients(g.parameters, slot, x.shape(2), grads);
     work.grad_normed.resize(n.size());
     for (std::size_t i = 0; i < n.size(); ++i) {
@@ -76,8 +76,9 @@ void cross_attention_backward(const std::vector<float>& p, const AttentionSlot& 
                               const Tensor3& x, const NormCache& norm, const AttentionTrainingResult& forward,
                               ModelWork& work, float* grads, WorkerPool& pool) {
     const Tensor3& memory = work.encoder_norm.output;
-    const AttentionGradients g =
-        multi_head_attention_backward(norm.output, memory, memory, parameters, options, forward, work.grad_stream);
+    AttentionGradients& g = work.decoder_cross_gradients;
+    multi_head_attention_backward(norm.output, memory, memory, parameters, options, forward, work.grad_stream, g,
+                                  work.attention_workspace);
     store_attention_gradients(g.parameters, slot, x.shape(2), grads);
     float* d_memory = work.grad_memory.data();
     for (std::size_t i = 0; i < work.grad_memory.size(); ++i) d_memory[i] += g.key.data()[i] + g.value.data()[i];
@@ -120,7 +121,8 @@ void decoder_backward(const std::vector<float>& p, const ModelLayout& layout, Mo
         cross_attention_backward(p, s.cross_attention, s.norm2, work.decoder_cross_attention[l], cross_options,
                                  c.after_self, c.norm2, c.cross_attention, work, grads, pool);
         self_attention_backward(p, s.self_attention, s.norm1, work.decoder_self_attention[l], self_options,
-                                work.decoder_stream[l], c.norm1, c.self_attention, work, grads, pool);
+                                work.decoder_stream[l], c.norm1, c.self_attention, work.decoder_self_gradients, work, grads,
+                                pool);
     }
 }
 
@@ -137,7 +139,8 @@ void encoder_backward(const std::vector<float>& p, const ModelLayout& layout, Mo
         feed_forward_backward(p, s.linear1, s.linear2, s.norm2, layout.F, c.middle, c.norm2, c.hidden, work, grads,
                               pool);
         self_attention_backward(p, s.self_attention, s.norm1, work.encoder_attention[l], options,
-                                work.encoder_stream[l], c.norm1, c.attention, work, grads, pool);
+                                work.encoder_stream[l], c.norm1, c.attention, work.encoder_attention_gradients, work, grads,
+                                pool);
     }
 }
 

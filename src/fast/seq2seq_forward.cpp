@@ -88,10 +88,11 @@ void feed_forward_sublayer(const std::vector<float>& p, const NormSlot& norm_slo
 // out = x + attention(norm(x), keys and values): the normed rows themselves, or the memory.
 void attention_sublayer(const std::vector<float>& p, const NormSlot& norm_slot, const Tensor3& x, const Tensor3* memory,
                         const AttentionParameters& parameters, const AttentionOptions& options, float eps,
-                        NormCache& norm, AttentionTrainingResult& attention, Tensor3& out, WorkerPool& pool) {
+                        NormCache& norm, AttentionTrainingResult& attention, AttentionTrainingWorkspace& workspace,
+                        Tensor3& out, WorkerPool& pool) {
     norm_forward(p, norm_slot, x, eps, norm, pool);
     const Tensor3& keys = memory != nullptr ? *memory : norm.output;
-    attention = multi_head_attention_for_training(norm.output, keys, keys, parameters, options);
+    multi_head_attention_for_training(norm.output, keys, keys, parameters, options, attention, workspace);
     add(x, attention.output, out);
 }
 
@@ -115,7 +116,7 @@ void encoder_forward(const std::vector<float>& p, const ModelLayout& layout, con
         const EncoderLayerSlots& slots = layout.encoder[l];
         EncoderLayerCache& c = work.encoder[l];
         attention_sublayer(p, slots.norm1, work.encoder_stream[l], nullptr, work.encoder_attention[l], options, eps,
-                           c.norm1, c.attention, c.middle, pool);
+                           c.norm1, c.attention, work.attention_workspace, c.middle, pool);
         feed_forward_sublayer(p, slots.norm2, slots.linear1, slots.linear2, layout.F, c.middle, eps, c.norm2, c.hidden,
                               work.encoder_stream[l + 1], pool);
     }
@@ -140,9 +141,9 @@ void decoder_forward(const std::vector<float>& p, const ModelLayout& layout, con
         const DecoderLayerSlots& slots = layout.decoder[l];
         DecoderLayerCache& c = work.decoder[l];
         attention_sublayer(p, slots.norm1, work.decoder_stream[l], nullptr, work.decoder_self_attention[l],
-                           self_options, eps, c.norm1, c.self_attention, c.after_self, pool);
+                           self_options, eps, c.norm1, c.self_attention, work.attention_workspace, c.after_self, pool);
         attention_sublayer(p, slots.norm2, c.after_self, &memory, work.decoder_cross_attention[l], cross_options, eps,
-                           c.norm2, c.cross_attention, c.after_cross, pool);
+                           c.norm2, c.cross_attention, work.attention_workspace, c.after_cross, pool);
         feed_forward_sublayer(p, slots.norm3, slots.linear1, slots.linear2, layout.F, c.after_cross, eps, c.norm3,
                               c.hidden, work.decoder_stream[l + 1], pool);
     }

@@ -90,6 +90,11 @@ struct ModelWork {
     // Backward scratch.
     std::vector<float> grad_logits, grad_hidden, grad_normed;
     Tensor3 grad_stream, grad_middle, grad_memory;
+    // The attentions' own buffers, kept from step to step: one workspace for all of them (they run
+    // one after the other), and the gradients of each kind, whose key and value shapes differ
+    // (encoder self-attention (B, S, D), decoder self-attention (B, T, D), cross-attention (B, S, D)).
+    AttentionTrainingWorkspace attention_workspace;
+    AttentionGradients encoder_attention_gradients, decoder_self_gradients, decoder_cross_gradients;
 };
 
 /// The attentions' AttentionParameters copied from the buffer (before each forward).

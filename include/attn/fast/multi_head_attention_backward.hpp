@@ -39,6 +39,8 @@
 // training forward is always the tiled one.
 #pragma once
 
+#include <vector>
+
 #include "attn/fast/multi_head_attention.hpp"
 
 namespace attn::fast {
@@ -75,5 +77,24 @@ AttentionTrainingResult multi_head_attention_for_training(const Tensor3& query, 
 AttentionGradients multi_head_attention_backward(const Tensor3& query, const Tensor3& key, const Tensor3& value,
                                                  const AttentionParameters& parameters, const AttentionOptions& options,
                                                  const AttentionTrainingResult& forward, const Tensor3& grad_output);
+
+/// The buffers a training loop keeps from step to step so that neither pass allocates: the
+/// forward's projections and tiles, the backward's dcontext, dq, dk, dv and tiles. (At the
+/// Annotated Transformer's size a step's attentions otherwise take about 160 MB of fresh pages,
+/// each one faulted in and zeroed by the kernel: about 5 % of the step.)
+struct AttentionTrainingWorkspace {
+    AttentionWorkspace forward;
+    std::vector<float> d_context, keep, dq, dk, dv, scratch;
+};
+
+/// The same two passes into `result` and `gradients`, whose tensors are reused when their shapes
+/// already fit: after a training loop's first step, they allocate nothing.
+void multi_head_attention_for_training(const Tensor3& query, const Tensor3& key, const Tensor3& value,
+                                       const AttentionParameters& parameters, const AttentionOptions& options,
+                                       AttentionTrainingResult& result, AttentionTrainingWorkspace& workspace);
+void multi_head_attention_backward(const Tensor3& query, const Tensor3& key, const Tensor3& value,
+                                   const AttentionParameters& parameters, const AttentionOptions& options,
+                                   const AttentionTrainingResult& forward, const Tensor3& grad_output,
+                                   AttentionGradients& gradients, AttentionTrainingWorkspace& workspace);
 
 }  // namespace attn::fast
