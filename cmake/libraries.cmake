@@ -129,6 +129,7 @@ add_library(attn_fast
   src/fast/adam_update.cpp
   src/fast/seq2seq_layout.cpp
   src/fast/seq2seq_forward.cpp
+  src/fast/seq2seq_dropout.cpp
   src/fast/seq2seq_backward.cpp
   src/fast/seq2seq_training.cpp
 )

@@ -64,6 +64,7 @@ add_executable(attn_tests
   tests/test_fast_multi_head_attention.cpp
   tests/test_fast_multi_head_attention_backward.cpp
   tests/test_fast_seq2seq_training.cpp
+  tests/test_fast_seq2seq_dropout.cpp
   tests/test_fast_encoder_layer.cpp
   tests/test_fast_threads.cpp
   tests/test_fast_kernels.cpp

@@ -37,10 +37,11 @@ TEST_CASE("cli train copy --size annotated - the Annotated Transformer's setting
     INFO(r.out << r.err);
     REQUIRE(r.exit_code == 0);
     // Given: D, h, F, batch, steps, epochs. Left to --size annotated: 2 + 2 layers, warm-up 400,
-    // lr factor 0.5, label smoothing 0, and the float32 path.
+    // lr factor 0.5, label smoothing 0, dropout 0.1, and the float32 path.
     CHECK_THAT(r.out, Catch::Contains("D = 32, h = 4, 2 + 2 layers, F = 64") &&
                           Catch::Contains("batch 8, 2 steps per epoch, warm-up 400, lr factor 0.5, label smoothing 0,") &&
                           Catch::Contains("float32 (the fast path, attn::fast), 2 threads") &&
+                          Catch::Contains("dropout 0.1 in training, masks from seed 2") &&
                           Catch::Contains("epoch 1/1  loss "));
     // Reproducible for a seed and a thread count.
     CHECK(without_times(run_attn(small_annotated, {}, hostile_time_limit).out) == without_times(r.out));
@@ -90,4 +91,33 @@ TEST_CASE("cli train copy - bad --size, --precision and --threads are exit 2 nam
     expect_refused({"train", "copy", "--precision", "float16"}, {"--precision 'float16'", "float32", "float64"});
     expect_refused({"train", "copy", "--threads", "0"}, {"--threads", "'0'"});
     expect_refused({"train", "copy", "--threads", "5000"}, {"--threads", "from 1 to 1024"});
+}
+
+TEST_CASE("cli train copy --precision float32 --dropout - the float64 run's losses, the same masks from the same seed",
+          "[cli][train][dropout][slow]") {
+    // The two paths draw the same masks from std::mt19937(--seed + 2) (tests/test_fast_seq2seq_dropout.cpp
+    // holds their losses to 1e-6): the epochs' mean losses, printed to 4 decimals, are the same.
+    const std::vector<std::string> run = {"train", "copy", "--d-model", "16", "--heads", "2", "--d-ff", "32",
+                                          "--batch", "8", "--steps", "3", "--epochs", "2", "--dropout", "0.3",
+                                          "--no-heatmaps"};
+    const auto losses = [](const std::string& out) {
+        std::vector<std::string> found;
+        const std::regex loss("epoch [0-9]+/[0-9]+  loss ([0-9.]+)");
+        for (auto it = std::sregex_iterator(out.begin(), out.end(), loss); it != std::sregex_iterator(); ++it) {
+            found.push_back((*it)[1].str());
+        }
+        return found;
+    };
+    auto in_float32 = run, in_float64 = run;
+    in_float32.insert(in_float32.end(), {"--precision", "float32"});
+    in_float64.insert(in_float64.end(), {"--precision", "float64"});
+    const auto f = run_attn(in_float32, {}, hostile_time_limit), d = run_attn(in_float64, {}, hostile_time_limit);
+    INFO(f.out << f.err << d.out << d.err);
+    REQUIRE(f.exit_code == 0);
+    REQUIRE(d.exit_code == 0);
+    CHECK_THAT(f.out, Catch::Contains("float32 (the fast path") && Catch::Contains("dropout 0.3 in training, masks from seed 2"));
+    CHECK(losses(f.out).size() == 2);
+    CHECK(losses(f.out) == losses(d.out));
+    // And a dropout outside [0, 1) is refused on this path too, naming the option.
+    expect_refused({"train", "copy", "--precision", "float32", "--dropout", "1"}, {"--dropout", "0 ≤ p < 1"});
 }

@@ -194,6 +194,66 @@ TEST_CASE("the fast backward into kept buffers agrees with the lesson path's aft
     }
 }
 
+// The attention weights' dropout: the lesson path draws a mask (B, h, T, S) from a seeded
+// generator; the fast path is given the same mask as factors (0 or 1/(1 − p)) and must give the
+// same output and gradients (the lesson path's own gradients with a mask are checked against
+// central differences in tests/test_seq2seq_dropout.cpp).
+TEST_CASE("the fast training passes with the weights' dropout agree with the lesson path's given the same mask",
+          "[fast_backward][dropout]") {
+    attn::testing::ThreadsGuard threads;
+    std::mt19937 generator(37);
+    const std::size_t B = 3, D = 16, h = 2;
+    struct Call {
+        std::size_t T, S;
+        double p;
+        bool causal, padding;
+    };
+    for (const Call call : {Call{9, 10, 0.1, false, true}, Call{10, 10, 0.5, true, false}, Call{7, 13, 1.0, false, false}}) {
+        Inputs in = random_inputs(generator, B, call.T, call.S, D, Projections::all, call.T == call.S);
+        in.mask = call.padding ? std::optional<attn::fast::Matrix>(padding_mask(B, call.S)) : std::nullopt;
+        in.causal = call.causal;
+        // The lesson path with the dropout drawn from a seeded generator.
+        std::mt19937 masks(call.T * 100 + call.S);
+        attn::MultiHeadAttentionOptions lesson_options;
+        lesson_options.causal = in.causal;
+        if (in.mask) lesson_options.attention_mask = attn::Matrix(widen(*in.mask));
+        lesson_options.weights_dropout = attn::Dropout(call.p, masks);
+        const attn::MultiHeadAttentionWeights weights = lesson_weights(in.parameters);
+        const attn::Tensor3 query = widen(in.query), key = widen(in.key), value = widen(in.value);
+        const auto expected_forward = attn::multi_head_attention(query, key, value, weights, h, lesson_options);
+        const auto expected = attn::multi_head_attention_backward(query, key, value, weights, h, expected_forward,
+                                                                  widen(in.grad_output), lesson_options);
+        const auto& mask = expected_forward.weights_dropout;
+        REQUIRE(mask.kept.size() == B * h * call.T * call.S);
+        std::vector<float> factors(mask.kept.size());
+        for (std::size_t i = 0; i < factors.size(); ++i) factors[i] = static_cast<float>(mask.kept.data()[i] * mask.scale);
+        for (const int thread_count : {1, 2}) {
+            INFO("T " << call.T << " S " << call.S << " p " << call.p << " causal " << call.causal << " padding "
+                      << call.padding << " threads " << thread_count);
+            attn::fast::set_threads(thread_count);
+            attn::fast::AttentionTrainingResult forward;
+            attn::fast::AttentionGradients got;
+            attn::fast::AttentionTrainingWorkspace workspace;
+            const auto options = fast_options(in, h, 4, 4);
+            attn::fast::multi_head_attention_for_training(in.query, in.key, in.value, in.parameters, options, forward,
+                                                          workspace, &factors);
+            CHECK_TENSOR_CLOSE(expected_forward.output, forward.output, tolerance, tolerance);
+            attn::fast::multi_head_attention_backward(in.query, in.key, in.value, in.parameters, options, forward,
+                                                      in.grad_output, got, workspace, &factors);
+            check_gradients(expected, got, in.parameters);
+        }
+    }
+    // Factors of the wrong size are named.
+    Inputs in = random_inputs(generator, 2, 5, 5, D, Projections::all, true);
+    const std::vector<float> short_factors(2 * h * 5 * 5 - 1, 1.0f);
+    attn::fast::AttentionTrainingResult forward;
+    attn::fast::AttentionTrainingWorkspace workspace;
+    CHECK_THROWS_WITH(attn::fast::multi_head_attention_for_training(in.query, in.key, in.value, in.parameters,
+                                                                    fast_options(in, h, 4, 4), forward, workspace,
+                                                                    &short_factors),
+                      Catch::Contains("weights_dropout holds 99 factors") && Catch::Contains("(2, 2, 5, 5) need 100"));
+}
+
 TEST_CASE("the fast backward agrees with the lesson path's with every instruction set", "[fast_backward]") {
     attn::testing::ThreadsGuard threads;
     attn::testing::SimdGuard simd_guard;

@@ -358,8 +358,8 @@ CLI::App* setup_train(CLI::App& app, TrainOptions& options) {
     command->add_option("--size", options.size,
                         tr("class: the class-sized model above (the default); annotated: the Annotated Transformer's "
                            "copy run, D 512, h 8, 2 + 2 layers, F 2048, batch 80, 20 steps per epoch, 20 epochs, warm-up "
-                           "400, lr factor 0.5, label smoothing 0, in float32 (an option given as well overrides its "
-                           "setting)"));
+                           "400, lr factor 0.5, label smoothing 0, dropout 0.1, in float32 (an option given as well "
+                           "overrides its setting)"));
     command->add_option("--precision", options.precision,
                         tr("float32: the fast path's float32 model (attn::fast); float64: the lesson path, in double "
                            "(default: float32 with --size annotated, float64 otherwise)"));

@@ -28,6 +28,10 @@ struct BackwardInputs {
     const float* log_sum_exp;  // L per (batch, head, query); +∞: the query sees no key
     const float* keep;         // (B, S): 1 = attend, 0 = padding; null: every key
     bool causal;               // key s hidden from query t when s > t (top-left)
+    // The forward's dropout of the weights, (B, h, T, S) factors 0 or 1/(1 − p); null: none. With
+    // it, O = (P ∘ M) V: dV += (P ∘ M)ᵀ dO, dP = M ∘ (dO Vᵀ), and dS = P ∘ (dP − D) as before, D
+    // being rowsum(dO ∘ O) of the dropped O (FlashAttention's dropout backward).
+    const float* weights_dropout = nullptr;
 };
 
 struct BackwardOutputs {

@@ -138,7 +138,7 @@ void project_and_attend(const AttendArguments& args, float* weights, float* cont
         ws.keep.assign(args.attention_mask->begin(), args.attention_mask->end());
         keep = ws.keep.data();
     }
-    const ProjectedInputs in{ws.q.data(), ws.k.data(), ws.v.data(), keep, args.causal};
+    const ProjectedInputs in{ws.q.data(), ws.k.data(), ws.v.data(), keep, args.causal, args.weights_dropout};
     FirstNonFinite bad;
     if (weights != nullptr) {
         attention_with_weights(shape, in, weights, context, pool, bad, work);

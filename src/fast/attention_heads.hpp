@@ -42,6 +42,10 @@ struct ProjectedInputs {
     const float* v;     // (B·S, D)
     const float* keep;  // (B, S): 1 = attend, 0 = padding; null: every key
     bool causal;        // key s hidden from query t when s > t (top-left)
+    // Training only (tiled form): the attention weights' dropout, (B, h, T, S), each weight's
+    // factor 0 (dropped) or 1/(1 − p) (kept); null: none. The softmax's sum l and L are the
+    // undropped ones; only P V sees the factors.
+    const float* weights_dropout = nullptr;
 };
 
 /// Fills weights (B, h, T, S) and context. A non-finite score or context value is offered to `bad`
@@ -71,6 +75,7 @@ struct AttendArguments {
     std::size_t query_tile, key_tile;
     const RotaryOptions* rope = nullptr;  // RoPE on q and k after their projections; null: none
     float* log_sum_exp = nullptr;         // tiled form: (B, h, T) L = m + log l, kept for the backward; null: none
+    const float* weights_dropout = nullptr;  // tiled form, training: (B, h, T, S) factors (ProjectedInputs)
 };
 
 /// Steps 1 and 2 of multi-head attention, shared by multi_head_attention and the encoder layer:

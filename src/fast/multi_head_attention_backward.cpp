@@ -90,13 +90,24 @@ void ensure_gradient_shapes(const AttentionParameters& p, std::size_t D, Attenti
     g.no_output_projection = p.no_output_projection;
 }
 
+// The weights' dropout factors hold one value per weight (B, h, T, S), or are absent.
+void check_dropout_size(const std::string& function, const std::vector<float>* factors, std::size_t B,
+                        std::size_t h, std::size_t T, std::size_t S) {
+    if (factors != nullptr && factors->size() != B * h * T * S) {
+        throw ShapeError(function + ": weights_dropout holds " + std::to_string(factors->size()) +
+                         " factors; the weights (B, h, T, S) = " + shape_string({B, h, T, S}) + " need " +
+                         std::to_string(B * h * T * S));
+    }
+}
+
 float* data_or_null(std::optional<Vector>& v) { return v ? v->data() : nullptr; }
 
 }  // namespace
 
 void multi_head_attention_for_training(const Tensor3& query, const Tensor3& key, const Tensor3& value,
                                        const AttentionParameters& parameters, const AttentionOptions& options,
-                                       AttentionTrainingResult& result, AttentionTrainingWorkspace& workspace) {
+                                       AttentionTrainingResult& result, AttentionTrainingWorkspace& workspace,
+                                       const std::vector<float>* weights_dropout) {
     // Shapes: query (B, T, D) · key, value (B, S, D) → output, q, context (B, T, D) · k, v (B, S, D) ·
     //         log_sum_exp (B, h, T)
     const std::string function = "fast::multi_head_attention_for_training";
@@ -104,6 +115,7 @@ void multi_head_attention_for_training(const Tensor3& query, const Tensor3& key,
     refuse_rope(function, options);
     const std::size_t B = query.shape(0), T = query.shape(1), D = query.shape(2), S = key.shape(1);
     const std::size_t h = options.heads;
+    check_dropout_size(function, weights_dropout, B, h, T, S);
     const std::shared_ptr<detail::WorkerPool> pool = detail::shared_pool();
 
     result.work = AttentionWork{};
@@ -114,6 +126,7 @@ void multi_head_attention_for_training(const Tensor3& query, const Tensor3& key,
                                    {B, T, S, D, h},  parameters,            options.attention_mask,
                                    options.causal,   options.query_tile,    options.key_tile};
     attend.log_sum_exp = result.log_sum_exp.data();
+    attend.weights_dropout = weights_dropout != nullptr ? weights_dropout->data() : nullptr;
     detail::project_and_attend(attend, nullptr, result.context.data(), ws, *pool, result.work);
     store(ws.q, {B, T, D}, result.q);
     store(ws.k, {B, S, D}, result.k);
@@ -140,13 +153,15 @@ AttentionTrainingResult multi_head_attention_for_training(const Tensor3& query, 
 void multi_head_attention_backward(const Tensor3& query, const Tensor3& key, const Tensor3& value,
                                    const AttentionParameters& parameters, const AttentionOptions& options,
                                    const AttentionTrainingResult& forward, const Tensor3& grad_output,
-                                   AttentionGradients& grad, AttentionTrainingWorkspace& ws) {
+                                   AttentionGradients& grad, AttentionTrainingWorkspace& ws,
+                                   const std::vector<float>* weights_dropout) {
     const std::string function = "fast::multi_head_attention_backward";
     detail::check_attention_arguments(function, query, key, value, parameters, options);
     refuse_rope(function, options);
     check_backward_shapes(function, query, key, options, forward, grad_output);
     const std::size_t B = query.shape(0), T = query.shape(1), D = query.shape(2), S = key.shape(1);
     const detail::HeadsShape shape{B, T, S, D, options.heads};
+    check_dropout_size(function, weights_dropout, B, options.heads, T, S);
     const std::shared_ptr<detail::WorkerPool> pool = detail::shared_pool();
     detail::require_finite(function, "grad_output", {B, T, D}, grad_output.data(),
                            "the upstream gradient ∂loss/∂output must be finite", *pool);
@@ -175,7 +190,8 @@ void multi_head_attention_backward(const Tensor3& query, const Tensor3& key, con
     ws.dv.resize(B * S * D);
     const detail::BackwardInputs in{forward.q.data(),       forward.k.data(), forward.v.data(),
                                     forward.context.data(), dO,               forward.log_sum_exp.data(),
-                                    ws.keep.empty() ? nullptr : ws.keep.data(), options.causal};
+                                    ws.keep.empty() ? nullptr : ws.keep.data(), options.causal,
+                                    weights_dropout != nullptr ? weights_dropout->data() : nullptr};
     detail::tiled_attention_backward(shape, in, {ws.dq.data(), ws.dk.data(), ws.dv.data()}, options.query_tile,
                                      options.key_tile, ws.scratch, *pool, grad.work);
     grad.work.attention_seconds = seconds_since(start);

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "attn/embedding.hpp"
@@ -76,6 +77,34 @@ struct DecoderLayerCache {
     std::vector<float> hidden;
 };
 
+/// Training's dropout factors for one step: each value's 0 (dropped) or 1/(1 − p) (kept), where
+/// nn.Transformer drops (seq2seq_dropout.cpp). Empty vectors when `active` is false.
+struct EncoderLayerDropout {
+    std::vector<float> weights;    // (B, h, S, S) the self-attention's weights
+    std::vector<float> attention;  // (B, S, D) its output, before the residual
+    std::vector<float> hidden;     // (B·S, F) the feed-forward's hidden layer, after the ReLU
+    std::vector<float> output;     // (B, S, D) the feed-forward's output, before the residual
+};
+struct DecoderLayerDropout {
+    std::vector<float> self_weights, self_attention;    // (B, h, T, T), (B, T, D)
+    std::vector<float> cross_weights, cross_attention;  // (B, h, T, S), (B, T, D)
+    std::vector<float> hidden, output;                  // (B·T, F), (B, T, D)
+};
+struct DropoutFactors {
+    bool active = false;
+    std::vector<float> src_embedding, tgt_embedding;  // (B, S, D), (B, T, D): embeddings × √D + positions
+    std::vector<EncoderLayerDropout> encoder;
+    std::vector<DecoderLayerDropout> decoder;
+};
+
+/// Draws a step's factors from `generator` as the double path draws its masks (attn/dropout.hpp's
+/// recipe, the same values in the same order), so that both paths drop the same values: src's
+/// embedding, tgt's, then each encoder layer (weights, attention, hidden, output), then each decoder
+/// layer (self weights, self-attention, cross weights, cross-attention, hidden, output). p = 1 draws
+/// nothing and drops everything, as the double path. p = 0 is not active.
+void draw_dropout(const ModelLayout& layout, std::size_t B, std::size_t S, std::size_t T, double p,
+                  std::mt19937& generator, DropoutFactors& factors);
+
 /// The model's buffers: the forward's caches and the backward's scratch, sized on first use and
 /// kept from step to step.
 struct ModelWork {
@@ -94,6 +123,8 @@ struct ModelWork {
     // one after the other), and the gradients of each kind, whose key and value shapes differ
     // (encoder self-attention (B, S, D), decoder self-attention (B, T, D), cross-attention (B, S, D)).
     AttentionTrainingWorkspace attention_workspace;
+    DropoutFactors dropout;    // training's dropout for the step; not active in greedy decoding
+    Tensor3 grad_dropped;      // a sub-layer output's gradient times its dropout factors
     AttentionGradients encoder_attention_gradients, decoder_self_gradients, decoder_cross_gradients;
 };
 

@@ -44,9 +44,8 @@ void check_options(const Seq2SeqTrainingOptions& o, const Seq2SeqSizes& sizes) {
     if (!(o.label_smoothing >= 0 && o.label_smoothing < 1)) {
         throw InputError("seq2seq training: label smoothing " + std::to_string(o.label_smoothing) + " is outside [0, 1)");
     }
-    if (o.dropout != 0) {
-        throw InputError("seq2seq training: dropout " + std::to_string(o.dropout) +
-                         " was asked, and the float32 path has no dropout; use the float64 path for dropout");
+    if (!(o.dropout >= 0 && o.dropout <= 1)) {
+        throw InputError("seq2seq training: dropout " + std::to_string(o.dropout) + " is outside [0, 1]");
     }
     if (o.padding_index < 0 || o.padding_index >= static_cast<std::int64_t>(sizes.vocabulary)) {
         throw InputError("seq2seq training: the padding index " + std::to_string(o.padding_index) +
@@ -72,10 +71,17 @@ Seq2SeqTrainer::~Seq2SeqTrainer() = default;
 Seq2SeqTrainer::Seq2SeqTrainer(Seq2SeqTrainer&&) noexcept = default;
 Seq2SeqTrainer& Seq2SeqTrainer::operator=(Seq2SeqTrainer&&) noexcept = default;
 
-double Seq2SeqTrainer::loss_and_gradients(const IdTensor& src, const IdTensor& decoder_input, const IdTensor& targets) {
+double Seq2SeqTrainer::loss_and_gradients(const IdTensor& src, const IdTensor& decoder_input, const IdTensor& targets,
+                                          std::mt19937* dropout_generator) {
     check_shapes("seq2seq training",
                  {{"src", src, "B,S"}, {"decoder_input", decoder_input, "B,T"}, {"targets", targets, "B,T"}});
     State& s = *state_;
+    if (dropout_generator != nullptr) {
+        detail::draw_dropout(s.layout, src.shape(0), src.shape(1), decoder_input.shape(1), s.options.dropout,
+                             *dropout_generator, s.work.dropout);
+    } else {
+        s.work.dropout.active = false;
+    }
     const float eps = static_cast<float>(s.options.layer_norm_eps);
     const std::shared_ptr<detail::WorkerPool> pool = detail::shared_pool();
     detail::load_attention_parameters(s.parameters, s.layout, s.work);
@@ -91,10 +97,10 @@ double Seq2SeqTrainer::loss_and_gradients(const IdTensor& src, const IdTensor& d
 }
 
 Seq2SeqStepResult Seq2SeqTrainer::train_step(const IdTensor& src, const IdTensor& decoder_input,
-                                             const IdTensor& targets) {
+                                             const IdTensor& targets, std::mt19937* dropout_generator) {
     State& s = *state_;
     Seq2SeqStepResult result;
-    result.loss = loss_and_gradients(src, decoder_input, targets);
+    result.loss = loss_and_gradients(src, decoder_input, targets, dropout_generator);
     // LambdaLR: update k uses rate(k − 1) (attn/learning_rate.hpp).
     result.learning_rate = noam_learning_rate(s.updates, s.layout.D, s.options.lr_factor, s.options.warmup);
     detail::AdamScalars adam;
@@ -119,6 +125,7 @@ IdTensor Seq2SeqTrainer::greedy_decode(const IdTensor& src, std::int64_t start, 
     }
     const float eps = static_cast<float>(s.options.layer_norm_eps);
     const std::shared_ptr<detail::WorkerPool> pool = detail::shared_pool();
+    s.work.dropout.active = false;  // evaluation: nothing is dropped
     detail::load_attention_parameters(s.parameters, s.layout, s.work);
     detail::encoder_forward(s.parameters, s.layout, src, eps, s.work, *pool);
     const std::size_t B = src.shape(0);

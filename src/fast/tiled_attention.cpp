@@ -201,6 +201,17 @@ QueryTileWork walk_key_tiles(const TiledCall& call, std::size_t b, std::size_t h
                 work.finite = false;
                 return work;
             }
+            // Training's dropout of the weights: P's kept values times 1/(1 − p), the others 0,
+            // after l has summed them undropped (dropout follows the softmax).
+            if (call.in.weights_dropout != nullptr) {
+                const std::size_t T = call.shape.T, h = call.shape.heads;
+                for (std::size_t r = 0; r < block.rows; ++r) {
+                    const float* factor =
+                        call.in.weights_dropout + ((b * h + head) * T + q0 + first + r) * S + k0;
+                    float* p = state.scores + r * call.stride;
+                    for (std::size_t c = 0; c < block.columns; ++c) p[c] *= factor[c];
+                }
+            }
             // 3. accumulator += P V_tile
             call.kernels.weighted_values(state.scores, call.stride, block.rows, block.columns,
                                          state.values + value_slab_floats(k0, dk), slab_width * std::min(call.tk, S - k0), dk,

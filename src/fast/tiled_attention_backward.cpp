@@ -101,12 +101,26 @@ void tile_backward(const BackwardCall& call, std::size_t b, std::size_t head, st
     const float* keep = call.in.keep != nullptr ? call.in.keep + b * S + k0 : nullptr;
     weights_from_log_sum_exp(call, call.in.log_sum_exp + (b * h + head) * T, q0, rows, k0, columns, keep,
                              scratch.scores);
-    // 3. dV += Pᵀ dO.
+    // The dropout's factors of this tile's weights, row r at drop + r · S; null: none.
+    const float* drop = call.in.weights_dropout != nullptr
+                            ? call.in.weights_dropout + ((b * h + head) * T + q0) * S + k0
+                            : nullptr;
+    // 3. dV += Pᵀ dO (with dropout: (P ∘ M)ᵀ dO, P ∘ M made in the dP buffer, free until step 4).
+    const float* p_used = scratch.scores;
+    if (drop != nullptr) {
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t c = 0; c < columns; ++c) scratch.d_p[r * tk + c] = scratch.scores[r * tk + c] * drop[r * S + c];
+        p_used = scratch.d_p;
+    }
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, as_int(columns), as_int(dk), as_int(rows), 1.0f,
-                scratch.scores, as_int(tk), d_o, as_int(ld), 1.0f, call.out.dv + key_rows, as_int(ld));
-    // 4, 5. dS = P ∘ (dO Vᵀ − D).
+                p_used, as_int(tk), d_o, as_int(ld), 1.0f, call.out.dv + key_rows, as_int(ld));
+    // 4, 5. dS = P ∘ (dO Vᵀ − D) (with dropout: P ∘ (M ∘ dO Vᵀ − D)).
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, as_int(rows), as_int(columns), as_int(dk), 1.0f, d_o,
                 as_int(ld), v, as_int(ld), 0.0f, scratch.d_p, as_int(tk));
+    if (drop != nullptr) {
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t c = 0; c < columns; ++c) scratch.d_p[r * tk + c] *= drop[r * S + c];
+    }
     for (std::size_t r = 0; r < rows; ++r) {
         const float delta = scratch.delta[q0 + r];
         const float* p = scratch.scores + r * tk;

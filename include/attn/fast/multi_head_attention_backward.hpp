@@ -89,12 +89,20 @@ struct AttentionTrainingWorkspace {
 
 /// The same two passes into `result` and `gradients`, whose tensors are reused when their shapes
 /// already fit: after a training loop's first step, they allocate nothing.
+///
+/// weights_dropout: training's dropout of the attention weights (nn.MultiheadAttention's
+/// dropout), (B, h, T, S) row-major, each weight's factor: 0 when dropped, 1/(1 − p) when kept;
+/// null: none. The forward computes (P ∘ M) V with the softmax's sums undropped, the backward
+/// takes the same factors (give both passes the same ones). ShapeError when it does not hold
+/// B·h·T·S values. Memory: one float per weight, B·h·T·S, the one (T, S)-sized buffer of training.
 void multi_head_attention_for_training(const Tensor3& query, const Tensor3& key, const Tensor3& value,
                                        const AttentionParameters& parameters, const AttentionOptions& options,
-                                       AttentionTrainingResult& result, AttentionTrainingWorkspace& workspace);
+                                       AttentionTrainingResult& result, AttentionTrainingWorkspace& workspace,
+                                       const std::vector<float>* weights_dropout = nullptr);
 void multi_head_attention_backward(const Tensor3& query, const Tensor3& key, const Tensor3& value,
                                    const AttentionParameters& parameters, const AttentionOptions& options,
                                    const AttentionTrainingResult& forward, const Tensor3& grad_output,
-                                   AttentionGradients& gradients, AttentionTrainingWorkspace& workspace);
+                                   AttentionGradients& gradients, AttentionTrainingWorkspace& workspace,
+                                   const std::vector<float>* weights_dropout = nullptr);
 
 }  // namespace attn::fast

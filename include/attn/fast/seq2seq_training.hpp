@@ -24,8 +24,14 @@
 // Work is split over the fast path's worker pool (attn/fast/threads.hpp): the products by rows,
 // the LayerNorm rows and Adam's values by blocks. The numbers depend on the thread count only
 // through float rounding; a run is reproducible for a given thread count. Buffers are kept from
-// step to step (only the attention's results are new tensors each step). Dropout is not part of
-// this path (PyTorch's dropout = 0).
+// step to step.
+//
+// Dropout (options.dropout = p, when a generator is given to the step): where nn.Transformer drops
+// (after embeddings + positions, the attention weights, each attention's output, the feed-forward's
+// hidden layer and its output), with the double path's masks — drawn from the caller's
+// std::mt19937 by the same recipe in the same order (attn/dropout.hpp) — so the two paths trained
+// from one seed drop the same values. The attention weights are never stored, so their mask is:
+// B·h·T·S floats per attention (the one (T, S)-sized buffer of a step). No generator: no dropout.
 //
 // Shapes: B batch · S source positions · T target positions · D model width · V vocabulary
 //   src (B, S) · decoder_input (B, T) · targets (B, T) ids in 0 … V − 1
@@ -38,6 +44,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <random>
 
 #include "attn/embedding.hpp"
 #include "attn/seq2seq_transformer.hpp"
@@ -53,7 +60,7 @@ struct Seq2SeqTrainingOptions {
     std::int64_t padding_index = 0;      // targets with this id are not scored and get no smoothing
     double beta1 = 0.9, beta2 = 0.98;    // the Annotated Transformer's Adam
     double adam_eps = 1e-9;
-    double dropout = 0;                  // must be 0: this path has no dropout (an InputError says so)
+    double dropout = 0;                  // p, from 0 to 1; applied when a step is given a generator
 };
 
 struct Seq2SeqStepResult {
@@ -64,7 +71,7 @@ struct Seq2SeqStepResult {
 class Seq2SeqTrainer {
 public:
     /// Copies `initial` into float32. InputError when heads is 0 or does not divide D, ε is outside
-    /// [0, 1), the padding index outside the vocabulary or dropout is not 0; what
+    /// [0, 1), the padding index outside the vocabulary or dropout outside [0, 1]; what
     /// seq2seq_parameter_slots throws.
     Seq2SeqTrainer(const Seq2SeqWeights& initial, const Seq2SeqTrainingOptions& options);
     ~Seq2SeqTrainer();
@@ -74,11 +81,14 @@ public:
     /// The forward, the loss and the backward on one batch: gradients() holds this batch's
     /// gradients alone. Returns the loss. InputError naming src, decoder_input or targets when an
     /// id is outside the vocabulary, ShapeError when their shapes disagree, InputError when every
-    /// target is padding or the loss is not finite.
-    double loss_and_gradients(const IdTensor& src, const IdTensor& decoder_input, const IdTensor& targets);
+    /// target is padding or the loss is not finite. With options.dropout > 0 and a generator, the
+    /// step's dropout masks are drawn from it first.
+    double loss_and_gradients(const IdTensor& src, const IdTensor& decoder_input, const IdTensor& targets,
+                              std::mt19937* dropout_generator = nullptr);
 
     /// loss_and_gradients, then one Adam update of every parameter.
-    Seq2SeqStepResult train_step(const IdTensor& src, const IdTensor& decoder_input, const IdTensor& targets);
+    Seq2SeqStepResult train_step(const IdTensor& src, const IdTensor& decoder_input, const IdTensor& targets,
+                                 std::mt19937* dropout_generator = nullptr);
 
     /// Greedy decoding of each row of src: (B, length) ids, the first `start`, each next one the
     /// argmax of the generator at the last position. InputError for ids outside the vocabulary.

@@ -23,7 +23,7 @@ fast::Seq2SeqTrainingOptions float32_options(const TrainingSettings& settings) {
     options.lr_factor = settings.lr_factor;
     options.label_smoothing = settings.label_smoothing;
     options.padding_index = copy_padding;
-    options.dropout = settings.dropout;  // the float32 path refuses p > 0 (no dropout there yet)
+    options.dropout = settings.dropout;  // masks from the trainer's dropout_generator, as the double path's
     return options;
 }
 
@@ -61,7 +61,8 @@ TeacherForcing teacher_forcing(const IdTensor& tgt) {
 TrainingStepResult train_step(CopyTrainer& trainer, const CopyBatch& batch) {
     const TeacherForcing split = teacher_forcing(batch.tgt);
     if (trainer.float32) {
-        const fast::Seq2SeqStepResult step = trainer.float32->train_step(batch.src, split.decoder_input, split.targets);
+        const fast::Seq2SeqStepResult step =
+            trainer.float32->train_step(batch.src, split.decoder_input, split.targets, &trainer.dropout_generator);
         return {step.loss, step.learning_rate};
     }
     // Training: the forward draws its dropout masks (none when settings.dropout is 0).
