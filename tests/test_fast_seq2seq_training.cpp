@@ -20,6 +20,7 @@
 #include "attn/seq2seq_parameters.hpp"
 #include "attn/seq2seq_transformer_backward.hpp"
 #include "support/copy_training_fixtures.hpp"
+#include "support/parameter_gradients.hpp"
 #include "support/tensor_match.hpp"
 #include "tutor/train/copy_evaluation.hpp"
 
@@ -58,17 +59,7 @@ std::vector<double> double_gradients(const attn::Seq2SeqWeights& weights, std::s
 // three cases below: 7.1e-7 at most, decoder.layers.1.norm2.bias).
 void check_gradients(const attn::Seq2SeqWeights& weights, const std::vector<double>& expected,
                      const std::vector<double>& got) {
-    REQUIRE(expected.size() == got.size());
-    for (const auto& slot : attn::seq2seq_parameter_slots(weights)) {
-        INFO(slot.name);
-        const std::size_t count =
-            std::accumulate(slot.shape.begin(), slot.shape.end(), std::size_t(1), std::multiplies<>());
-        const std::vector<double> e(expected.begin() + slot.offset, expected.begin() + slot.offset + count);
-        const std::vector<double> g(got.begin() + slot.offset, got.begin() + slot.offset + count);
-        double largest = 0;
-        for (double value : e) largest = std::max(largest, std::abs(value));
-        CHECK_TENSOR_CLOSE(xt::adapt(e), xt::adapt(g), 1e-5 * largest, 0);
-    }
+    attn::testing::check_parameter_gradients(weights, expected, got, 1e-5);
 }
 
 struct ThreadCount {
