@@ -75,13 +75,18 @@ void drop(float* x, std::size_t count, const std::vector<float>* factors) {
     for (std::size_t i = 0; i < count; ++i) x[i] *= f[i];
 }
 
-// out = a + b, element by element.
-void add(const Tensor3& a, const Tensor3& b, Tensor3& out) {
+// out = a + b ∘ factors, element by element (a + b when factors is null: nothing dropped).
+void add(const Tensor3& a, const Tensor3& b, const std::vector<float>* factors, Tensor3& out) {
     ensure_shape(out, a.shape(0), a.shape(1), a.shape(2));
     const float* x = a.data();
     const float* y = b.data();
     float* z = out.data();
-    for (std::size_t i = 0; i < out.size(); ++i) z[i] = x[i] + y[i];
+    if (factors == nullptr) {
+        for (std::size_t i = 0; i < out.size(); ++i) z[i] = x[i] + y[i];
+    } else {
+        const float* f = factors->data();
+        for (std::size_t i = 0; i < out.size(); ++i) z[i] = x[i] + y[i] * f[i];
+    }
 }
 
 // out = x + linear2(relu(linear1(norm(x)))); hidden keeps the ReLU's output.
@@ -113,16 +118,7 @@ void attention_sublayer(const std::vector<float>& p, const NormSlot& norm_slot, 
     const Tensor3& keys = memory != nullptr ? *memory : norm.output;
     multi_head_attention_for_training(norm.output, keys, keys, parameters, options, attention, workspace,
                                       weights_dropout);
-    if (output_dropout == nullptr) {
-        add(x, attention.output, out);
-        return;
-    }
-    ensure_shape(out, x.shape(0), x.shape(1), x.shape(2));
-    const float* r = x.data();
-    const float* a = attention.output.data();
-    const float* f = output_dropout->data();
-    float* o = out.data();
-    for (std::size_t i = 0; i < out.size(); ++i) o[i] = r[i] + a[i] * f[i];
+    add(x, attention.output, output_dropout, out);
 }
 
 AttentionOptions attention_options(std::size_t heads, bool causal) {

@@ -80,8 +80,9 @@ AttentionGradients multi_head_attention_backward(const Tensor3& query, const Ten
 
 /// The buffers a training loop keeps from step to step so that neither pass allocates: the
 /// forward's projections and tiles, the backward's dcontext, dq, dk, dv and tiles. (At the
-/// Annotated Transformer's size a step's attentions otherwise take about 160 MB of fresh pages,
-/// each one faulted in and zeroed by the kernel: about 5 % of the step.)
+/// Annotated Transformer's size that is about 160 MB a step not allocated and freed again; glibc
+/// already reused most of those blocks, so the page faults of a run barely changed: 254 k before
+/// and after, docs/performance.md.)
 struct AttentionTrainingWorkspace {
     AttentionWorkspace forward;
     std::vector<float> d_context, keep, dq, dk, dv, scratch;
